@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command (README.md): static checks, then every test with
+# the race detector. Servers the tests need (versitygw for S3) are started by
+# the tests themselves on loopback; .ci/run installs them first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$(go env GOPATH)/bin:$PATH"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+go vet ./...
+go test -race -timeout 40m ./... 2>&1 | tee /tmp/tbfs-test.log

@@ -1,0 +1,97 @@
+// Package testenv locates the files tests need: the repository root, the
+// committed fixtures under testdata/, and the reference data in ../shared
+// that CI always provides beside the clone.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	rootOnce sync.Once
+	root     string
+)
+
+// RepoRoot returns the directory that holds go.mod, found by walking up from
+// the working directory (go test runs tests in their package directory).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	rootOnce.Do(func() {
+		dir, err := os.Getwd()
+		if err != nil {
+			return
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				root = dir
+				return
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				return
+			}
+			dir = parent
+		}
+	})
+	if root == "" {
+		t.Fatal("testenv: no go.mod above the working directory")
+	}
+	return root
+}
+
+// Testdata returns the path of elem under the repository's testdata/.
+func Testdata(t testing.TB, elem ...string) string {
+	t.Helper()
+	return filepath.Join(append([]string{RepoRoot(t), "testdata"}, elem...)...)
+}
+
+// InCI reports whether the tests run under CI, where every optional
+// dependency (shared data, servers) must be present.
+func InCI() bool { return os.Getenv("CI") != "" }
+
+// Shared returns the path of elem under the reference data folder
+// (../shared beside the repository, or $TBFS_SHARED). When it is missing the
+// test is skipped on a developer machine and fails under CI, where it is
+// always provided.
+func Shared(t testing.TB, elem ...string) string {
+	t.Helper()
+	base := os.Getenv("TBFS_SHARED")
+	if base == "" {
+		base = filepath.Join(RepoRoot(t), "..", "shared")
+	}
+	p := filepath.Join(append([]string{base}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "reference data "+p)
+	}
+	return p
+}
+
+// Tool returns the path of an external program the test needs (a server
+// such as versitygw), failing under CI and skipping elsewhere when it is not
+// installed. .ci/run installs every such tool.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		gobin := filepath.Join(os.Getenv("HOME"), "go", "bin", name)
+		if _, serr := os.Stat(gobin); serr == nil {
+			return gobin
+		}
+		Missing(t, "program "+name)
+	}
+	return p
+}
+
+// Missing skips the test outside CI and fails it under CI, naming what is
+// missing.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s is missing; CI must provide it", what)
+	}
+	t.Skipf("%s is missing (set CI=1 to make this a failure)", what)
+}

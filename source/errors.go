@@ -1,0 +1,90 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error a source returns matches at most one of the
+// first four with errors.Is, so callers can decide what to do without parsing
+// messages.
+var (
+	// ErrNotFound means the named object does not exist.
+	ErrNotFound = errors.New("object not found")
+	// ErrInvalid means the request itself was wrong: a bad name or URL, or a
+	// range outside the object. Retrying cannot help.
+	ErrInvalid = errors.New("invalid request")
+	// ErrTransient means the transport failed in a way that may succeed when
+	// tried again (a 5xx answer, a reset connection, a timeout).
+	ErrTransient = errors.New("transient transport failure")
+	// ErrPermanent means the transport failed in a way that retrying will
+	// not fix (denied access, a missing bucket, a server that breaks the
+	// protocol).
+	ErrPermanent = errors.New("permanent transport failure")
+	// ErrUnsupported means the source lacks an optional ability, such as
+	// listing.
+	ErrUnsupported = errors.New("not supported by this source")
+	// ErrClosed means the source or object was used after Close.
+	ErrClosed = errors.New("source closed")
+)
+
+// Error carries the operation, the object and the location that failed
+// together with the cause, which wraps one of the sentinel errors.
+type Error struct {
+	Op   string // "open", "read", "list", "size", ...
+	Name string // object name within the source, if any
+	URL  string // where the source lives, with any credentials removed
+	Err  error  // the cause; wraps a sentinel error
+}
+
+// Error formats the failure as "op name (url): cause".
+func (e *Error) Error() string {
+	s := e.Op
+	if e.Name != "" {
+		s += " " + e.Name
+	}
+	if e.URL != "" {
+		s += " (" + e.URL + ")"
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// kindError attaches a sentinel kind to a cause so both match errors.Is.
+type kindError struct {
+	kind  error
+	cause error
+}
+
+func (e *kindError) Error() string {
+	if e.cause == nil {
+		return e.kind.Error()
+	}
+	return e.kind.Error() + ": " + e.cause.Error()
+}
+
+func (e *kindError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.kind}
+	}
+	return []error{e.kind, e.cause}
+}
+
+// Transient marks cause as retryable: the result matches ErrTransient and
+// still matches cause.
+func Transient(cause error) error { return &kindError{kind: ErrTransient, cause: cause} }
+
+// Permanent marks cause as not retryable: the result matches ErrPermanent
+// and still matches cause.
+func Permanent(cause error) error { return &kindError{kind: ErrPermanent, cause: cause} }
+
+// Invalid reports a bad request described by format and args; the result
+// matches ErrInvalid.
+func Invalid(format string, args ...any) error {
+	return &kindError{kind: ErrInvalid, cause: fmt.Errorf(format, args...)}
+}
+
+// IsRetryable reports whether err is worth trying again.
+func IsRetryable(err error) bool { return errors.Is(err, ErrTransient) }
