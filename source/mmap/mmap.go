@@ -1,0 +1,300 @@
+// Package mmap serves a local directory as a source, with every object mapped
+// into memory read-only. It registers itself for the "file" scheme, which is
+// also what source.Open uses for a plain path.
+//
+// A mapping is removed only after every read of it has finished: ReadAt holds
+// a read lock while it copies, and Close takes the write lock before it
+// unmaps, so a Close that races with reads waits for them and later reads fail
+// with source.ErrClosed instead of touching unmapped memory.
+//
+// Names never leave the root: they are checked with source.CheckName, and
+// files are opened through an os.Root, which also refuses symbolic links that
+// lead outside the directory.
+package mmap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+func init() {
+	source.Register("file", func(ctx context.Context, u *url.URL) (source.Source, error) {
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, &source.Error{Op: "open source", URL: source.Redact(u),
+				Err: source.Invalid("file URL names host %q; only local files are served", u.Host)}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return New(u.Path)
+	})
+}
+
+// Source is a local directory whose files are served as objects.
+type Source struct {
+	dir  string
+	root *os.Root
+
+	mu      sync.Mutex
+	closed  bool
+	objects map[*object]struct{}
+}
+
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Lister = (*Source)(nil)
+)
+
+// New serves the directory dir. It fails with source.ErrNotFound when dir
+// does not exist and source.ErrInvalid when it is not a directory.
+func New(dir string) (*Source, error) {
+	if dir == "" {
+		return nil, &source.Error{Op: "open source", Err: source.Invalid("empty directory path")}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, &source.Error{Op: "open source", URL: dir, Err: classify(err)}
+	}
+	if !fi.IsDir() {
+		return nil, &source.Error{Op: "open source", URL: dir, Err: source.Invalid("%s is not a directory", dir)}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &source.Error{Op: "open source", URL: dir, Err: classify(err)}
+	}
+	return &Source{dir: dir, root: root, objects: map[*object]struct{}{}}, nil
+}
+
+// classify maps a file-system error to the source error kinds.
+func classify(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
+	case errors.Is(err, fs.ErrPermission):
+		return source.Permanent(err)
+	case errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ELOOP):
+		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		// os.Root refuses a symbolic link that leads out of the root.
+		return source.Invalid("%v", err)
+	}
+	return source.Permanent(err)
+}
+
+// Open maps the named file. Directories and other non-regular files are not
+// objects and give source.ErrNotFound.
+func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
+	fail := func(err error) error { return &source.Error{Op: "open", Name: name, URL: s.dir, Err: err} }
+	if err := source.CheckName(name); err != nil {
+		return nil, fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fail(err)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, fail(source.ErrClosed)
+	}
+	f, err := s.root.Open(name)
+	if err != nil {
+		return nil, fail(classify(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fail(classify(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fail(fmt.Errorf("%w: %s is a %s, not a file", source.ErrNotFound, name, kind(fi.Mode())))
+	}
+	o := &object{src: s, name: name, size: fi.Size()}
+	if o.size > 0 {
+		if int64(int(o.size)) != o.size {
+			return nil, fail(source.Permanent(fmt.Errorf("file of %d bytes is too large to map", o.size)))
+		}
+		o.data, err = unix.Mmap(int(f.Fd()), 0, int(o.size), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			return nil, fail(source.Permanent(fmt.Errorf("mmap: %w", err)))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		o.unmap()
+		return nil, fail(source.ErrClosed)
+	}
+	s.objects[o] = struct{}{}
+	return o, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
+}
+
+// List walks the directory and returns the regular files whose names start
+// with prefix. Files whose names are not valid object names (a backslash or
+// control character in them) cannot be opened and are left out.
+func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
+	fail := func(err error) error { return &source.Error{Op: "list", Name: prefix, URL: s.dir, Err: err} }
+	if err := source.CheckPrefix(prefix); err != nil {
+		return nil, fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fail(err)
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, fail(source.ErrClosed)
+	}
+	// Walk only the deepest directory the prefix names in full.
+	start := "."
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		start = prefix[:i]
+	}
+	var out []source.Entry
+	err := fs.WalkDir(s.root.FS(), start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR)) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && !strings.HasPrefix(p+"/", prefix) && !strings.HasPrefix(prefix, p+"/") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasPrefix(p, prefix) || source.CheckName(p) != nil {
+			return nil
+		}
+		// Symbolic links count when they lead to a regular file inside the
+		// root; os.Root refuses the others.
+		fi, err := s.root.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		out = append(out, source.Entry{Name: p, Size: fi.Size()})
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fail(ctx.Err())
+		}
+		return nil, fail(classify(err))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Close unmaps every object still open (waiting for reads in flight) and
+// releases the directory.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	objs := s.objects
+	s.objects = nil
+	s.mu.Unlock()
+	for o := range objs {
+		o.unmap()
+	}
+	return s.root.Close()
+}
+
+// String names the directory.
+func (s *Source) String() string { return "file://" + path.Clean(s.dir) }
+
+type object struct {
+	src  *Source
+	name string
+	size int64
+
+	// mu is held shared by every read and exclusively by unmap, so the
+	// mapping outlives every read that started before it was removed.
+	mu     sync.RWMutex
+	data   []byte
+	closed bool
+}
+
+func (o *object) Size() int64 { return o.size }
+
+func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (n int, err error) {
+	if err := source.CheckRange(off, len(p), o.size); err != nil {
+		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: err}
+	}
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed {
+		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: source.ErrClosed}
+	}
+	// A file truncated by someone else after mapping raises SIGBUS on
+	// access; turn that into an error instead of a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir,
+				Err: source.Permanent(fmt.Errorf("fault reading mapped file (was it truncated?): %v", r))}
+		}
+	}()
+	n = copy(p, o.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (o *object) Close() error {
+	o.unmap()
+	o.src.mu.Lock()
+	delete(o.src.objects, o)
+	o.src.mu.Unlock()
+	return nil
+}
+
+// unmap removes the mapping once the reads in flight are done.
+func (o *object) unmap() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	o.closed = true
+	if o.data != nil {
+		unix.Munmap(o.data)
+		o.data = nil
+	}
+}

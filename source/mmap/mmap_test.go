@@ -1,0 +1,175 @@
+package mmap_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/mmap"
+	"github.com/tbfs/tbfs/source/sourcetest"
+)
+
+func TestConformance(t *testing.T) {
+	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
+		src, err := mmap.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	})
+}
+
+// TestOpenURL checks that source.Open picks this transport for plain paths
+// and file URLs (the rule of source.Open's contract), and refuses what is not
+// a local directory.
+func TestOpenURL(t *testing.T) {
+	dir := t.TempDir()
+	sourcetest.WriteFixtures(t, dir)
+	file := filepath.Join(dir, "a.txt")
+	cases := []struct {
+		url     string
+		wantErr error
+	}{
+		{dir, nil},
+		{"file://" + dir, nil},
+		{"file://localhost" + dir, nil},
+		{"FILE://" + dir, nil},
+		{"file://example.com" + dir, source.ErrInvalid},
+		{filepath.Join(dir, "missing"), source.ErrNotFound},
+		{file, source.ErrInvalid},
+	}
+	for _, c := range cases {
+		t.Run(c.url, func(t *testing.T) {
+			src, err := source.Open(context.Background(), c.url)
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("Open(%q): err = %v, want %v", c.url, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			obj, err := src.Open(context.Background(), "a.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obj.Close()
+			if obj.Size() != 13 {
+				t.Errorf("size %d, want 13 (fixture)", obj.Size())
+			}
+		})
+	}
+}
+
+// TestSymlinks checks that links leading outside the root are refused while
+// links inside it work; the arbiter is the layout the test builds.
+func TestSymlinks(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, []byte("do not serve"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "real"), []byte("inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(secret, filepath.Join(dir, "abs-out")))
+	must(os.Symlink("../"+filepath.Base(outside)+"/secret", filepath.Join(dir, "rel-out")))
+	must(os.Symlink(outside, filepath.Join(dir, "dir-out")))
+	must(os.Symlink("real", filepath.Join(dir, "in")))
+	src, err := mmap.New(dir)
+	must(err)
+	defer src.Close()
+	for _, name := range []string{"abs-out", "rel-out", "dir-out/secret"} {
+		obj, err := src.Open(context.Background(), name)
+		if err == nil {
+			obj.Close()
+			t.Errorf("Open(%q) served a file outside the root", name)
+			continue
+		}
+		if errors.Is(err, source.ErrNotFound) {
+			continue // the walk found nothing it may serve: also safe
+		}
+		if !errors.Is(err, source.ErrInvalid) {
+			t.Errorf("Open(%q): err = %v, want ErrInvalid", name, err)
+		}
+	}
+	obj, err := src.Open(context.Background(), "in")
+	must(err)
+	defer obj.Close()
+	got, err := source.ReadAll(context.Background(), obj, source.HintData)
+	must(err)
+	if string(got) != "inside" {
+		t.Errorf("link inside the root read %q, want %q", got, "inside")
+	}
+	entries, err := src.List(context.Background(), "")
+	must(err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	if len(names) != 2 || names[0] != "in" || names[1] != "real" {
+		t.Errorf("List = %q, want [in real]: links out of the root must not be listed", names)
+	}
+}
+
+// TestCloseDuringReads closes objects and the source while goroutines read;
+// the contract is that no read crashes and each either returns the right
+// bytes or ErrClosed.
+func TestCloseDuringReads(t *testing.T) {
+	dir := t.TempDir()
+	sourcetest.WriteFixtures(t, dir)
+	want := sourcetest.Fixtures()[1].Data // big/blob.bin
+	for round := range 20 {
+		src, err := mmap.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := src.Open(context.Background(), "big/blob.bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range 4 {
+			wg.Go(func() {
+				<-start
+				buf := make([]byte, 65536)
+				for i := range 50 {
+					off := int64((w*50+i)*4099) % int64(len(want)-len(buf))
+					n, err := obj.ReadAt(context.Background(), buf, off, source.HintData)
+					if err != nil {
+						if !errors.Is(err, source.ErrClosed) {
+							t.Errorf("read during close: %v", err)
+						}
+						return
+					}
+					if string(buf[:n]) != string(want[off:off+int64(n)]) {
+						t.Errorf("read during close returned wrong bytes")
+						return
+					}
+				}
+			})
+		}
+		close(start)
+		if round%2 == 0 {
+			obj.Close()
+		} else {
+			src.Close()
+		}
+		wg.Wait()
+		src.Close()
+	}
+}
