@@ -216,13 +216,13 @@ func TestEnPassantKeptOnlyWhenLegal(t *testing.T) {
 		fen  string
 		want Square
 	}{
-		{"rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR w KQkq d6 0 2", NoSquare},  // no white pawn beside d5
-		{"rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3", D6},       // e5 may take
-		{"8/8/8/KPp4r/8/8/8/7k w - c6 0 2", NoSquare},                              // the only capture is pinned
-		{"4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1", E3},                          // d4 may take on e3
-		{"4k3/8/8/8/3pP3/8/8/4KR2 b - e3 0 1", E3},                                 // no pin: f1 rook is on f-file
-		{"8/8/8/8/k2pP2Q/8/8/4K3 b - e3 0 1", NoSquare},                            // Qh4 pins along rank 4
-		{"8/8/8/8/1k1pP3/8/8/4K1B1 b - e3 0 1", E3},                                // not a pin
+		{"rnbqkbnr/ppp1pppp/8/3p4/8/8/PPPPPPPP/RNBQKBNR w KQkq d6 0 2", NoSquare}, // no white pawn beside d5
+		{"rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3", D6},      // e5 may take
+		{"8/8/8/KPp4r/8/8/8/7k w - c6 0 2", NoSquare},                             // the only capture is pinned
+		{"4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1", E3},                                 // d4 may take on e3
+		{"4k3/8/8/8/3pP3/8/8/4KR2 b - e3 0 1", E3},                                // no pin: f1 rook is on f-file
+		{"8/8/8/8/k2pP2Q/8/8/4K3 b - e3 0 1", NoSquare},                           // Qh4 pins along rank 4
+		{"8/8/8/8/1k1pP3/8/8/4K1B1 b - e3 0 1", E3},                               // not a pin
 	}
 	for _, tc := range tests {
 		p := mustFEN(t, tc.fen)
