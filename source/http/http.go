@@ -1,0 +1,568 @@
+// Package http serves the files of an HTTP(S) mirror as a source. It
+// registers itself for the "http" and "https" schemes; the URL is the base
+// under which object names are appended as path elements.
+//
+// Each read is one ranged GET. The size of an object comes from HEAD, or, when
+// a server refuses HEAD, from the Content-Range of a "Range: bytes=0-0" GET. A
+// server that ignores Range and answers 200 with the whole body is detected:
+// the wanted range is cut out of the body when it lies within the first
+// Options.MaxIgnoredRange bytes, and otherwise the read fails with
+// source.ErrPermanent — the bytes of another range are never returned. A body
+// shorter than announced is a transient error.
+//
+// Errors are classified for the retry wrapper (source/retry), which is where
+// retrying happens: 5xx, 408, 429, timeouts and connection failures are
+// source.ErrTransient; 404 and 410 are source.ErrNotFound; the rest are
+// source.ErrPermanent. source/stack wraps every remote source in that retry
+// wrapper, so front ends get bounded retries with backoff.
+//
+// # Listing and the manifest
+//
+// HTTP has no listing, so a mirror may publish one: a text file named
+// MANIFEST (Options.Manifest) beside the objects. It is UTF-8, one object per
+// line, written as the size in decimal bytes, one space, and the object name
+// (which may itself contain spaces):
+//
+//	# comment lines and blank lines are ignored
+//	1048576 chess/KQvK.tbw
+//	0 empty file
+//
+// Names must be valid object names (source.CheckName) and appear at most
+// once. WriteManifest produces such a file. Without a manifest, List fails
+// with source.ErrUnsupported and Open still works by probing each name with
+// HEAD. The manifest itself is not listed.
+package http
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+func init() {
+	open := func(ctx context.Context, u *url.URL) (source.Source, error) {
+		return New(u.String(), Options{})
+	}
+	source.Register("http", open)
+	source.Register("https", open)
+}
+
+// DefaultManifest is the name of the listing file a mirror may publish.
+const DefaultManifest = "MANIFEST"
+
+// Options tune a Source; the zero value is usable.
+type Options struct {
+	// Client makes the requests. Nil means a client of this package's own,
+	// with transparent compression disabled so byte ranges stay raw.
+	Client *http.Client
+	// Timeout bounds each request, body included. Zero means 30 seconds.
+	Timeout time.Duration
+	// MaxIgnoredRange is how many bytes a read may download and discard
+	// when the server ignores Range and sends the whole object. Zero means
+	// 4 MiB; a negative value refuses such servers outright.
+	MaxIgnoredRange int64
+	// Manifest names the listing file. Empty means DefaultManifest.
+	Manifest string
+}
+
+// Source is an HTTP mirror.
+type Source struct {
+	base     *url.URL
+	redacted string
+	client   *http.Client
+	timeout  time.Duration
+	maxSkip  int64
+	manifest string
+
+	mu      sync.Mutex
+	closed  bool
+	entries []source.Entry // the manifest once read; nil until then
+}
+
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Lister = (*Source)(nil)
+)
+
+// New serves the mirror at base, an http or https URL. Nothing is fetched
+// until the first Open or List.
+func New(base string, opts Options) (*Source, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, &source.Error{Op: "open source", Err: source.Invalid("bad URL: %v", err)}
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, &source.Error{Op: "open source", URL: source.Redact(u), Err: source.Invalid("scheme %q is not http or https", u.Scheme)}
+	}
+	if u.Host == "" {
+		return nil, &source.Error{Op: "open source", URL: source.Redact(u), Err: source.Invalid("URL has no host")}
+	}
+	u.Fragment, u.RawFragment = "", ""
+	s := &Source{
+		base:     u,
+		redacted: source.Redact(u),
+		client:   opts.Client,
+		timeout:  opts.Timeout,
+		maxSkip:  opts.MaxIgnoredRange,
+		manifest: opts.Manifest,
+	}
+	if s.client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableCompression = true
+		tr.MaxIdleConnsPerHost = 32
+		s.client = &http.Client{Transport: tr}
+	}
+	if s.timeout <= 0 {
+		s.timeout = 30 * time.Second
+	}
+	if s.maxSkip == 0 {
+		s.maxSkip = 4 << 20
+	}
+	if s.manifest == "" {
+		s.manifest = DefaultManifest
+	}
+	if err := source.CheckName(s.manifest); err != nil {
+		return nil, &source.Error{Op: "open source", URL: s.redacted, Err: err}
+	}
+	return s, nil
+}
+
+// String is the mirror's URL without credentials.
+func (s *Source) String() string { return s.redacted }
+
+func (s *Source) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// objectURL appends the name's elements, escaped, to the base URL.
+func (s *Source) objectURL(name string) string {
+	return s.base.JoinPath(strings.Split(name, "/")...).String()
+}
+
+// do sends one request bounded by the per-request timeout. The returned
+// cancel function must be called once the body has been read.
+func (s *Source) do(ctx context.Context, method, name string, header http.Header) (*http.Response, context.CancelFunc, error) {
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
+	req, err := http.NewRequestWithContext(rctx, method, s.objectURL(name), nil)
+	if err != nil {
+		cancel()
+		return nil, nil, source.Invalid("cannot build request: %v", err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, s.netErr(ctx, err)
+	}
+	return resp, cancel, nil
+}
+
+// netErr classifies a failure to talk to the server: the caller's own
+// cancellation is passed through as is, everything else (our timeout, a
+// refused or reset connection) may work when tried again.
+func (s *Source) netErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err // the URL is already part of source.Error
+	}
+	var nerr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &nerr) && nerr.Timeout()) {
+		return source.Transient(fmt.Errorf("no complete answer within %v: %w", s.timeout, err))
+	}
+	return source.Transient(err)
+}
+
+// statusErr maps an unexpected HTTP status to an error kind.
+func statusErr(resp *http.Response) error {
+	err := fmt.Errorf("server answered %s", resp.Status)
+	switch c := resp.StatusCode; {
+	case c == http.StatusNotFound || c == http.StatusGone:
+		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
+	case c == http.StatusRequestTimeout || c == http.StatusTooEarly || c == http.StatusTooManyRequests || c >= 500:
+		return source.Transient(err)
+	}
+	return source.Permanent(err)
+}
+
+// drain discards a little of an unwanted body so the connection can be
+// reused, then closes it.
+func drain(body io.ReadCloser) {
+	io.CopyN(io.Discard, body, 4096)
+	body.Close()
+}
+
+// Open finds the object's size with HEAD, falling back to a one-byte ranged
+// GET when the server refuses HEAD or does not give a length.
+func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
+	fail := func(err error) error { return &source.Error{Op: "open", Name: name, URL: s.redacted, Err: err} }
+	if err := source.CheckName(name); err != nil {
+		return nil, fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fail(err)
+	}
+	if s.isClosed() {
+		return nil, fail(source.ErrClosed)
+	}
+	size, err := s.head(ctx, name)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return &object{src: s, name: name, size: size}, nil
+}
+
+// errNoLength means HEAD gave no usable answer and the GET probe must decide.
+var errNoLength = errors.New("no length from HEAD")
+
+func (s *Source) head(ctx context.Context, name string) (int64, error) {
+	size, err := s.headOnly(ctx, name)
+	if err != errNoLength {
+		return size, err
+	}
+	return s.probe(ctx, name)
+}
+
+func (s *Source) headOnly(ctx context.Context, name string) (int64, error) {
+	resp, cancel, err := s.do(ctx, http.MethodHead, name, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer cancel()
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		if resp.ContentLength < 0 {
+			return 0, errNoLength
+		}
+		return resp.ContentLength, nil
+	case resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented ||
+		resp.StatusCode == http.StatusForbidden:
+		// Some servers (pre-signed URLs among them) allow only GET.
+		return 0, errNoLength
+	}
+	return 0, statusErr(resp)
+}
+
+// probe learns the size from the Content-Range of a one-byte ranged GET.
+func (s *Source) probe(ctx context.Context, name string) (int64, error) {
+	resp, cancel, err := s.do(ctx, http.MethodGet, name, http.Header{"Range": {"bytes=0-0"}})
+	if err != nil {
+		return 0, err
+	}
+	defer cancel()
+	defer drain(resp.Body)
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		_, _, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return 0, source.Permanent(err)
+		}
+		if total < 0 {
+			return 0, source.Permanent(errors.New("server does not say how long the object is"))
+		}
+		return total, nil
+	case http.StatusRequestedRangeNotSatisfiable:
+		// Only an empty object has no byte 0; the server says so with
+		// "bytes */0".
+		if cr := resp.Header.Get("Content-Range"); cr == "bytes */0" {
+			return 0, nil
+		}
+		return 0, source.Permanent(fmt.Errorf("server refused byte 0 (%s)", resp.Status))
+	case http.StatusOK:
+		if resp.ContentLength < 0 {
+			return 0, source.Permanent(errors.New("server gives neither Content-Range nor Content-Length"))
+		}
+		return resp.ContentLength, nil
+	}
+	return 0, statusErr(resp)
+}
+
+// parseContentRange parses "bytes first-last/total" (total may be "*", given
+// as -1).
+func parseContentRange(h string) (first, last, total int64, err error) {
+	bad := fmt.Errorf("malformed Content-Range %q", h)
+	rest, ok := strings.CutPrefix(h, "bytes ")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	rng, tot, ok := strings.Cut(rest, "/")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	a, b, ok := strings.Cut(rng, "-")
+	if !ok {
+		return 0, 0, 0, bad
+	}
+	if first, err = strconv.ParseInt(a, 10, 64); err != nil || first < 0 {
+		return 0, 0, 0, bad
+	}
+	if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
+		return 0, 0, 0, bad
+	}
+	total = -1
+	if tot != "*" {
+		if total, err = strconv.ParseInt(tot, 10, 64); err != nil || total <= last {
+			return 0, 0, 0, bad
+		}
+	}
+	return first, last, total, nil
+}
+
+// List reads the manifest (once; later calls reuse it) and returns its
+// entries under prefix.
+func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
+	fail := func(err error) error { return &source.Error{Op: "list", Name: prefix, URL: s.redacted, Err: err} }
+	if err := source.CheckPrefix(prefix); err != nil {
+		return nil, fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fail(err)
+	}
+	if s.isClosed() {
+		return nil, fail(source.ErrClosed)
+	}
+	entries, err := s.loadManifest(ctx)
+	if err != nil {
+		return nil, fail(err)
+	}
+	var out []source.Entry
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name >= prefix })
+	for ; i < len(entries) && strings.HasPrefix(entries[i].Name, prefix); i++ {
+		out = append(out, entries[i])
+	}
+	return out, nil
+}
+
+func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
+	s.mu.Lock()
+	entries := s.entries
+	s.mu.Unlock()
+	if entries != nil {
+		return entries, nil
+	}
+	obj, err := s.Open(ctx, s.manifest)
+	if errors.Is(err, source.ErrNotFound) {
+		return nil, fmt.Errorf("%w: the mirror publishes no %s", source.ErrUnsupported, s.manifest)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	if obj.Size() > 64<<20 {
+		return nil, source.Permanent(fmt.Errorf("%s of %d bytes is implausibly large", s.manifest, obj.Size()))
+	}
+	data, err := source.ReadAll(ctx, obj, source.HintIndex)
+	if err != nil {
+		return nil, err
+	}
+	entries, err = ParseManifest(strings.NewReader(string(data)))
+	if err != nil {
+		return nil, source.Permanent(fmt.Errorf("%s: %w", s.manifest, err))
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if e.Name != s.manifest {
+			kept = append(kept, e)
+		}
+	}
+	if kept == nil {
+		kept = []source.Entry{}
+	}
+	s.mu.Lock()
+	s.entries = kept
+	s.mu.Unlock()
+	return kept, nil
+}
+
+// ParseManifest reads a manifest in the format described in the package
+// documentation and returns its entries sorted by name. Any malformed line,
+// invalid name, negative size or duplicate name is an error naming the line.
+func ParseManifest(r io.Reader) ([]source.Entry, error) {
+	var out []source.Entry
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSuffix(sc.Text(), "\r")
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		sz, name, ok := strings.Cut(text, " ")
+		if !ok {
+			return nil, fmt.Errorf("line %d: want \"size name\", got %q", line, text)
+		}
+		size, err := strconv.ParseInt(sz, 10, 64)
+		if err != nil || size < 0 || sz[0] == '+' {
+			return nil, fmt.Errorf("line %d: bad size %q", line, sz)
+		}
+		if err := source.CheckName(name); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("line %d: %q listed twice", line, name)
+		}
+		seen[name] = true
+		out = append(out, source.Entry{Name: name, Size: size})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading manifest: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// WriteManifest writes entries in the manifest format, one per line.
+func WriteManifest(w io.Writer, entries []source.Entry) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "# tbfs manifest: size in bytes, one space, object name")
+	for _, e := range entries {
+		if err := source.CheckName(e.Name); err != nil {
+			return err
+		}
+		if e.Size < 0 {
+			return fmt.Errorf("manifest entry %q has no size", e.Name)
+		}
+		fmt.Fprintf(bw, "%d %s\n", e.Size, e.Name)
+	}
+	return bw.Flush()
+}
+
+// Close marks the source closed and drops idle connections. Reads in flight
+// finish; later calls fail with source.ErrClosed.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+type object struct {
+	src  *Source
+	name string
+	size int64
+
+	mu     sync.Mutex
+	closed bool
+}
+
+func (o *object) Size() int64 { return o.size }
+
+func (o *object) Close() error {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	return nil
+}
+
+func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	fail := func(err error) error { return &source.Error{Op: "read", Name: o.name, URL: o.src.redacted, Err: err} }
+	if err := source.CheckRange(off, len(p), o.size); err != nil {
+		return 0, fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fail(err)
+	}
+	o.mu.Lock()
+	closed := o.closed
+	o.mu.Unlock()
+	if closed || o.src.isClosed() {
+		return 0, fail(source.ErrClosed)
+	}
+	want := min(int64(len(p)), o.size-off)
+	if want == 0 {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n, err := o.fetch(ctx, p[:want], off)
+	if err != nil {
+		return n, fail(err)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// fetch fills p with the bytes at off, all of which exist, in one GET.
+func (o *object) fetch(ctx context.Context, p []byte, off int64) (int, error) {
+	last := off + int64(len(p)) - 1
+	resp, cancel, err := o.src.do(ctx, http.MethodGet, o.name,
+		http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", off, last)}})
+	if err != nil {
+		return 0, err
+	}
+	defer cancel()
+	defer drain(resp.Body)
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		first, gotLast, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return 0, source.Permanent(err)
+		}
+		if first != off || gotLast != last {
+			return 0, source.Permanent(fmt.Errorf("asked for bytes %d-%d, server sent %d-%d", off, last, first, gotLast))
+		}
+		if total >= 0 && total != o.size {
+			return 0, source.Permanent(fmt.Errorf("object changed size from %d to %d bytes", o.size, total))
+		}
+		return o.readBody(ctx, resp.Body, p)
+	case http.StatusOK:
+		// The server ignored Range and is sending the whole object.
+		if resp.ContentLength >= 0 && resp.ContentLength != o.size {
+			return 0, source.Permanent(fmt.Errorf("object changed size from %d to %d bytes", o.size, resp.ContentLength))
+		}
+		if o.src.maxSkip < 0 || last+1 > o.src.maxSkip {
+			return 0, source.Permanent(fmt.Errorf(
+				"server ignores Range requests; reading bytes %d-%d would mean downloading more than the %d allowed",
+				off, last, max(o.src.maxSkip, 0)))
+		}
+		if _, err := io.CopyN(io.Discard, resp.Body, off); err != nil {
+			return 0, o.bodyErr(ctx, err)
+		}
+		return o.readBody(ctx, resp.Body, p)
+	case http.StatusRequestedRangeNotSatisfiable:
+		return 0, source.Permanent(fmt.Errorf("server says bytes %d-%d do not exist in an object of %d bytes (%s)", off, last, o.size, resp.Status))
+	}
+	return 0, statusErr(resp)
+}
+
+func (o *object) readBody(ctx context.Context, body io.Reader, p []byte) (int, error) {
+	n, err := io.ReadFull(body, p)
+	if err != nil {
+		return 0, o.bodyErr(ctx, err)
+	}
+	return n, nil
+}
+
+// bodyErr classifies a failure while reading a body: a body that ends early
+// or stalls past the timeout may be whole when tried again.
+func (o *object) bodyErr(ctx context.Context, err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return source.Transient(fmt.Errorf("body ended early: %w", io.ErrUnexpectedEOF))
+	}
+	return o.src.netErr(ctx, err)
+}
