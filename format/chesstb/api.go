@@ -1,0 +1,215 @@
+package chesstb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tbfs/tbfs/chess"
+)
+
+// nodeResult is probeImpl's answer for one node: the class, and each
+// distance with the class that signs it (the ep overlay may pick a distance
+// from a different line than the base class).
+type nodeResult struct {
+	wdl    wdlv
+	dtz    uint16
+	dtzW   wdlv
+	hasDTZ bool
+	dtzErr error
+	dtm    uint16
+	dtmW   wdlv
+	hasDTM bool
+	dtmErr error
+}
+
+// probeImpl answers every metric of n, the en-passant overlay included. The
+// class must be known; a distance that is not is reported in its err field.
+func (p *prober) probeImpl(n *node, depth int) (nodeResult, error) {
+	var r nodeResult
+	w, err := p.wdlInternal(n, depth)
+	if err != nil {
+		return r, err
+	}
+	if w == wIllegal {
+		return r, fmt.Errorf("%w: the table holds no value for %s", ErrUnresolved, n.pos.FEN())
+	}
+	r.wdl, r.dtzW, r.dtmW = w, w, w.foldDTM()
+	if w == wDraw {
+		r.hasDTZ, r.hasDTM = true, true
+	} else {
+		if d, err := p.distance(KindDTZ, n, w, depth); err == nil {
+			r.dtz, r.hasDTZ = d, true
+		} else {
+			r.dtzErr = err
+		}
+		if d, err := p.distance(KindDTM, n, w, depth); err == nil {
+			r.dtm, r.hasDTM = d, true
+		} else {
+			r.dtmErr = err
+		}
+	}
+	eps := epCaptures(&n.pos)
+	if len(eps) == 0 {
+		return r, nil
+	}
+	best := r
+	bestDTZ := r.dtz
+	bestDTM := r.dtm
+	for _, m := range eps {
+		child := n.pos.Play(m)
+		cn := canonicalNode(&child)
+		var cr nodeResult
+		if cn.mat.bareKings() {
+			cr = nodeResult{wdl: wDraw, hasDTZ: best.hasDTZ, hasDTM: best.hasDTM}
+		} else if cr, err = p.probeImpl(&cn, depth+1); err != nil {
+			return nodeResult{}, err
+		}
+		my := cr.wdl.invert()
+		if my.rank() > best.wdl.rank() {
+			best.wdl = my
+		}
+		// An ep capture zeroes, so it converts at distance 1 whatever the
+		// child holds; the base distance only breaks a tie in class.
+		if my.rank() > best.dtzW.rank() || (best.hasDTZ && preferNew(my, 1, best.dtzW, bestDTZ)) {
+			best.dtzW, bestDTZ = my, 1
+			best.dtz = 1
+			if my == wDraw {
+				best.dtz = 0
+			}
+			best.hasDTZ, best.dtzErr = true, nil
+		}
+		if best.hasDTM && cr.hasDTM {
+			myW, myD := my.foldDTM(), 1+cr.dtm
+			if preferNew(myW, myD, best.dtmW, bestDTM) {
+				best.dtmW, bestDTM = myW, myD
+				best.dtm = 0
+				if myW == wWin || myW == wLose {
+					best.dtm = myD
+				}
+			}
+		}
+	}
+	return best, nil
+}
+
+// signed attaches the sign of class w to distance d.
+func signed(d uint16, w wdlv) int {
+	switch w {
+	case wWin, wCursed:
+		return int(d)
+	case wLose, wBlessed:
+		return -int(d)
+	}
+	return 0
+}
+
+// root validates pos and answers what the board alone settles: checkmate,
+// stalemate, bare kings. done is true when res is complete.
+func (tb *Tablebase) root(pos *chess.Position) (n node, res Result, done bool, err error) {
+	if pos.Castling() != 0 {
+		return n, res, false, fmt.Errorf("%w: castling rights %s (tables hold no castling)", ErrBadPosition, pos.Castling())
+	}
+	n = canonicalNode(pos)
+	res.Material = n.mat.name()
+	switch {
+	case pos.IsCheckmate():
+		res.Checkmate = true
+		res.WDL = Loss.int()
+	case pos.IsStalemate():
+		res.Stalemate = true
+	case n.mat.bareKings():
+	default:
+		return n, res, false, nil
+	}
+	res.HasWDL, res.HasDTZ, res.HasDTM = true, true, true
+	return n, res, true, nil
+}
+
+func (c Category) int() int { return int(c) }
+
+// Probe returns every metric the tables answer for pos. It fails only when
+// the WDL class itself cannot be found; a missing distance is reported in
+// Result.Unavailable.
+func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, error) {
+	leave, err := tb.enter()
+	if err != nil {
+		return Result{}, err
+	}
+	defer leave()
+	n, res, done, err := tb.root(pos)
+	if err != nil || done {
+		return res, err
+	}
+	p := &prober{ctx: ctx, tb: tb}
+	r, err := p.probeImpl(&n, 0)
+	if err != nil {
+		return res, err
+	}
+	res.WDL, res.HasWDL = r.wdl.category(), true
+	if r.hasDTZ {
+		res.DTZ, res.HasDTZ = signed(r.dtz, r.dtzW), true
+	} else {
+		res.unavailable(MetricDTZ, r.dtzErr)
+	}
+	if r.hasDTM {
+		res.DTM, res.HasDTM = signed(r.dtm, r.dtmW), true
+	} else {
+		res.unavailable(MetricDTM, r.dtmErr)
+	}
+	return res, nil
+}
+
+// WDL returns the class of pos for the side to move, -2..+2 (see Category).
+// It reads only WDL tables.
+func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) {
+	leave, err := tb.enter()
+	if err != nil {
+		return 0, err
+	}
+	defer leave()
+	n, res, done, err := tb.root(pos)
+	if err != nil || done {
+		return res.WDL, err
+	}
+	p := &prober{ctx: ctx, tb: tb}
+	w, err := p.wdlImpl(&n, 0)
+	if err != nil {
+		return 0, err
+	}
+	if w == wIllegal {
+		return 0, fmt.Errorf("%w: the table holds no value for %s", ErrUnresolved, pos.FEN())
+	}
+	return w.category(), nil
+}
+
+// DTZ returns the signed number of plies to the next zeroing move.
+func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) {
+	return tb.metric(ctx, pos, MetricDTZ)
+}
+
+// DTM returns the signed number of plies to mate, ignoring the 50-move rule.
+func (tb *Tablebase) DTM(ctx context.Context, pos *chess.Position) (int, error) {
+	return tb.metric(ctx, pos, MetricDTM)
+}
+
+func (tb *Tablebase) metric(ctx context.Context, pos *chess.Position, m Metric) (int, error) {
+	res, err := tb.Probe(ctx, pos)
+	if err != nil {
+		return 0, err
+	}
+	switch m {
+	case MetricDTZ:
+		if res.HasDTZ {
+			return res.DTZ, nil
+		}
+	case MetricDTM:
+		if res.HasDTM {
+			return res.DTM, nil
+		}
+	}
+	if err := res.Unavailable[m]; err != nil {
+		return 0, err
+	}
+	return 0, errors.New("chesstb: " + m.String() + " unavailable")
+}

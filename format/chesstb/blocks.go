@@ -1,0 +1,205 @@
+package chesstb
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/pierrec/lz4/v4"
+	"github.com/tbfs/tbfs/source"
+	"github.com/ulikunitz/xz/lzma"
+)
+
+// tableFile is one open table file: its header, and the way to its blocks.
+type tableFile struct {
+	id    uint64
+	kind  Kind
+	name  string // object name within its source
+	obj   source.Object
+	cfg   *indexConfig
+	hdr   *header
+	cache *blockCache
+}
+
+var nextFileID atomic.Uint64
+
+// fileErr wraps err with the file name and block number (-1: none).
+func (t *tableFile) fileErr(block int64, err error) error {
+	return &FileError{File: t.name, Block: block, Err: err}
+}
+
+// readCompressed fetches the compressed bytes of block b of frame c.
+func (t *tableFile) readCompressed(ctx context.Context, c int, b uint64) ([]byte, error) {
+	f := &t.hdr.frames[c]
+	lo, hi := f.offsets.get(b), f.offsets.get(b+1)
+	if hi < lo || hi > f.dataSize {
+		return nil, corruptf("block offsets %d..%d outside %d data bytes", lo, hi, f.dataSize)
+	}
+	buf := make([]byte, hi-lo)
+	n, err := t.obj.ReadAt(ctx, buf, f.dataOff+int64(lo), source.HintData)
+	if n < len(buf) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = corruptf("short read of %d-byte block", len(buf))
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+// skipBlock reports whether block b holds no compressed bytes: the generator
+// leaves such blocks empty when every cell is a draw or illegal.
+func (f *frame) skipBlock(b uint64) bool {
+	return f.offsets.get(b) == f.offsets.get(b+1)
+}
+
+// block returns decoded block b of frame c, through the shared cache.
+func (t *tableFile) block(ctx context.Context, c int, b uint64, decode func([]byte, uint64) ([]byte, error)) ([]byte, error) {
+	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	data, err := t.cache.get(ctx, key, func() ([]byte, error) {
+		comp, err := t.readCompressed(ctx, c, b)
+		if err != nil {
+			return nil, err
+		}
+		return decode(comp, t.hdr.frames[c].blockBytes(b))
+	})
+	if err != nil {
+		var fe *FileError
+		if !errors.As(err, &fe) {
+			err = t.fileErr(int64(b), err)
+		}
+		return nil, err
+	}
+	return data, nil
+}
+
+// Stored WDL codes: the five classes, the two boundary markers and ILLEGAL.
+const (
+	storedLose         = 0
+	storedBlessedLoss  = 1
+	storedDraw         = 2
+	storedCursedWin    = 3
+	storedWin          = 4
+	storedBoundaryLoss = 5
+	storedBoundaryWin  = 6
+	storedIllegal      = 7
+)
+
+// readWDL returns the stored 4-bit code of cell idx in frame c.
+func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64) (uint8, error) {
+	f := &t.hdr.frames[c]
+	if f.singular {
+		return f.single, nil
+	}
+	byteIdx := idx / 2
+	b := byteIdx / f.blockSize
+	if b >= f.blockCnt {
+		return 0, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
+	}
+	if f.skipBlock(b) {
+		return storedIllegal, nil
+	}
+	data, err := t.block(ctx, c, b, func(comp []byte, size uint64) ([]byte, error) {
+		return decodeLZ4(comp, f.dict, size)
+	})
+	if err != nil {
+		return 0, err
+	}
+	off := byteIdx % f.blockSize
+	if off >= uint64(len(data)) {
+		return 0, t.fileErr(int64(b), corruptf("cell past the decoded block"))
+	}
+	return (data[off] >> (4 * (idx & 1))) & 0xF, nil
+}
+
+// readRank returns the stored (rank-decoded) value of cell idx in frame c
+// of a DTZ or DTM table, and whether the cell lies in a skipped block.
+func (t *tableFile) readRank(ctx context.Context, c int, idx uint64) (uint16, bool, error) {
+	f := &t.hdr.frames[c]
+	if f.singular {
+		return uint16(f.single), false, nil
+	}
+	eb := uint64(f.entryBytes)
+	per := f.blockSize / eb
+	b := idx / per
+	if b >= f.blockCnt {
+		return 0, false, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
+	}
+	if f.skipBlock(b) {
+		return 0, true, nil
+	}
+	data, err := t.block(ctx, c, b, decodeLZMA)
+	if err != nil {
+		return 0, false, err
+	}
+	off := (idx % per) * eb
+	if off+eb > uint64(len(data)) {
+		return 0, false, t.fileErr(int64(b), corruptf("cell past the decoded block"))
+	}
+	rank := uint16(data[off])
+	if eb == 2 {
+		rank = binary.LittleEndian.Uint16(data[off:])
+	}
+	if int(rank) >= len(f.ranks) {
+		return 0, false, t.fileErr(int64(b), corruptf("rank %d outside the %d-entry rank table", rank, len(f.ranks)))
+	}
+	return f.ranks[rank], false, nil
+}
+
+// decodeLZ4 decodes one WDL block, primed with the table's dictionary.
+func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
+	out := make([]byte, size)
+	var n int
+	var err error
+	if len(dict) > 0 {
+		n, err = lz4.UncompressBlockWithDict(comp, out, dict)
+	} else {
+		n, err = lz4.UncompressBlock(comp, out)
+	}
+	if err != nil {
+		return nil, corruptf("LZ4: %v", err)
+	}
+	if uint64(n) != size {
+		return nil, corruptf("LZ4 block decoded to %d bytes, want %d", n, size)
+	}
+	return out, nil
+}
+
+// lzmaPropsSize is the length of the LZMA properties each block carries at
+// its tail (one lc/lp/pb byte and a 32-bit dictionary size).
+const lzmaPropsSize = 5
+
+// decodeLZMA decodes one distance block: a raw LZMA stream followed by its
+// properties, decoding to exactly size bytes.
+func decodeLZMA(comp []byte, size uint64) ([]byte, error) {
+	if len(comp) < lzmaPropsSize {
+		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
+	}
+	props := comp[len(comp)-lzmaPropsSize:]
+	var hdr [13]byte
+	copy(hdr[:5], props)
+	// The stream never reaches back further than the block itself, so the
+	// dictionary need not be larger than the block.
+	dict := binary.LittleEndian.Uint32(props[1:])
+	if uint64(dict) > size {
+		dict = uint32(max(size, 4096))
+		binary.LittleEndian.PutUint32(hdr[1:5], dict)
+	}
+	binary.LittleEndian.PutUint64(hdr[5:], size)
+	r, err := lzma.ReaderConfig{DictCap: int(max(dict, 4096))}.NewReader(
+		io.MultiReader(bytes.NewReader(hdr[:]), bytes.NewReader(comp[:len(comp)-lzmaPropsSize])))
+	if err != nil {
+		return nil, corruptf("LZMA header: %v", err)
+	}
+	out := make([]byte, size)
+	if _, err := io.ReadFull(r, out); err != nil {
+		return nil, corruptf("LZMA: %v", err)
+	}
+	return out, nil
+}
+
+// String names the file for debugging.
+func (t *tableFile) String() string { return fmt.Sprintf("%s (%s)", t.name, t.kind) }

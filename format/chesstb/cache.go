@@ -1,0 +1,116 @@
+package chesstb
+
+import (
+	"container/list"
+	"context"
+	"sync"
+)
+
+// blockKey names one block of one frame of one open table file.
+type blockKey struct {
+	file  uint64
+	frame uint8
+	block uint64
+}
+
+// blockCache holds decoded blocks of every open table under one byte budget,
+// least recently used first out. A block is decoded once however many probes
+// ask for it at the same time: the first asker decodes, the others wait.
+type blockCache struct {
+	mu    sync.Mutex
+	max   int64
+	used  int64
+	peak  int64
+	lru   list.List // of *cacheEntry, most recent at the front
+	items map[blockKey]*cacheEntry
+}
+
+type cacheEntry struct {
+	key   blockKey
+	elem  *list.Element
+	ready chan struct{}
+	data  []byte
+	err   error
+	size  int64
+}
+
+// entryOverhead is what an entry costs besides its bytes, counted against
+// the budget so tiny blocks cannot grow the cache without bound.
+const entryOverhead = 128
+
+func newBlockCache(maxBytes int64) *blockCache {
+	return &blockCache{max: maxBytes, items: make(map[blockKey]*cacheEntry)}
+}
+
+// get returns the decoded block for key, calling decode on a miss. The
+// returned slice must not be modified.
+func (c *blockCache) get(ctx context.Context, key blockKey, decode func() ([]byte, error)) ([]byte, error) {
+	c.mu.Lock()
+	if e, ok := c.items[key]; ok {
+		if e.elem != nil {
+			c.lru.MoveToFront(e.elem)
+		}
+		c.mu.Unlock()
+		select {
+		case <-e.ready:
+			return e.data, e.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	e := &cacheEntry{key: key, ready: make(chan struct{})}
+	c.items[key] = e
+	c.mu.Unlock()
+
+	data, err := decode()
+
+	c.mu.Lock()
+	e.data, e.err = data, err
+	e.size = int64(cap(data)) + entryOverhead
+	if err != nil || e.size > c.max {
+		// Failures are not remembered (a transport error may clear), and a
+		// block larger than the whole budget is handed out uncached.
+		delete(c.items, key)
+	} else {
+		for c.used+e.size > c.max {
+			c.evictOldest()
+		}
+		e.elem = c.lru.PushFront(e)
+		c.used += e.size
+		c.peak = max(c.peak, c.used)
+	}
+	c.mu.Unlock()
+	close(e.ready)
+	return data, err
+}
+
+func (c *blockCache) evictOldest() {
+	back := c.lru.Back()
+	e := back.Value.(*cacheEntry)
+	c.lru.Remove(back)
+	delete(c.items, e.key)
+	c.used -= e.size
+}
+
+// dropFile forgets every block of one file (when it is closed).
+func (c *blockCache) dropFile(file uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for el := c.lru.Front(); el != nil; {
+		next := el.Next()
+		e := el.Value.(*cacheEntry)
+		if e.key.file == file {
+			c.lru.Remove(el)
+			delete(c.items, e.key)
+			c.used -= e.size
+		}
+		el = next
+	}
+}
+
+// stats returns the bytes held now and the most ever held.
+func (c *blockCache) stats() (used, peak int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used, c.peak
+}
