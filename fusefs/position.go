@@ -1,0 +1,167 @@
+package fusefs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/render"
+)
+
+// Prober answers positions for the tree.
+type Prober interface {
+	// Report returns what the tables say about pos and, with children,
+	// about the position after every legal move, best first. A metric no
+	// table answers is left nil with the reason in Unavailable, and a
+	// material with no table at all comes back as a report whose Error
+	// says so; an error return means the position could not be answered
+	// (a transport failure, a corrupt table) and readers see EIO.
+	Report(ctx context.Context, pos *chess.Position, children bool) (*render.Report, error)
+}
+
+// rankDir is a view's directory (no ranks yet) or one of the rank
+// directories below it. Its first seven levels are the FEN's ranks; a name
+// looked up at the eighth level is a position file.
+type rankDir struct {
+	fs.Inode
+	fs    *FS
+	view  view
+	ranks []string
+}
+
+var _ = (fs.NodeGetattrer)((*rankDir)(nil))
+var _ = (fs.NodeLookuper)((*rankDir)(nil))
+var _ = (fs.NodeReaddirer)((*rankDir)(nil))
+
+// Getattr reports a read-only directory.
+func (d *rankDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	dirAttr(&out.Attr)
+	return 0
+}
+
+// Readdir lists nothing: positions cannot be enumerated, only named.
+func (d *rankDir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return fs.NewListDirStream(nil), 0
+}
+
+func (d *rankDir) path(name string) string {
+	parts := append([]string{d.view.dir()}, d.ranks...)
+	return strings.Join(append(parts, name), "/")
+}
+
+// Lookup descends one rank, or answers the position named by the ranks so
+// far and name. The answer is computed here, so the file's size is exact
+// from the first stat.
+func (d *rankDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if len(d.ranks) < 7 {
+		if err := checkRank(name); err != nil {
+			d.fs.stats.badPaths.Add(1)
+			return nil, d.fs.refuse(d.path(name), syscall.ENOENT, err.Error())
+		}
+		dirAttr(&out.Attr)
+		ranks := append(append([]string{}, d.ranks...), name)
+		return d.NewInode(ctx, &rankDir{fs: d.fs, view: d.view, ranks: ranks}, fs.StableAttr{Mode: fuse.S_IFDIR}), 0
+	}
+	d.fs.stats.lookups.Add(1)
+	fen, isJSON, err := positionName(d.ranks, name, d.view.hasJSON())
+	if err != nil {
+		d.fs.stats.badPaths.Add(1)
+		return nil, d.fs.refuse(d.path(name), syscall.ENOENT, err.Error())
+	}
+	pos, err := chess.ParseFEN(fen)
+	if err != nil {
+		d.fs.stats.badPaths.Add(1)
+		return nil, d.fs.refuse(d.path(name), syscall.ENOENT, err.Error())
+	}
+	data, errno := d.fs.answer(ctx, d.path(name), d.view, &pos, isJSON)
+	if errno != 0 {
+		return nil, errno
+	}
+	fileAttr(&out.Attr, int64(len(data)))
+	return d.NewInode(ctx, &dataFile{data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
+}
+
+// viewMetric is the metric a metric view shows.
+var viewMetric = map[view]render.Metric{
+	viewWDL:   render.MetricWDL,
+	viewDTZ:   render.MetricDTZ,
+	viewDTM:   render.MetricDTM,
+	viewDTM50: render.MetricDTM50,
+	viewDTC:   render.MetricDTC,
+}
+
+// answer probes pos and renders what view shows of it.
+func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, isJSON bool) ([]byte, syscall.Errno) {
+	if f.cfg.Prober == nil {
+		f.stats.probeErrors.Add(1)
+		return nil, f.refuse(p, syscall.EIO, "no prober configured")
+	}
+	rep, err := f.cfg.Prober.Report(ctx, pos, v == viewMoves)
+	if err != nil {
+		f.stats.probeErrors.Add(1)
+		errno := syscall.EIO
+		if errors.Is(err, context.Canceled) {
+			errno = syscall.EINTR
+		}
+		return nil, f.refuse(p, errno, err.Error())
+	}
+	f.stats.probes.Add(1 + int64(len(rep.Moves)))
+	switch v {
+	case viewChess, viewMoves:
+		if isJSON {
+			return render.JSON(rep), 0
+		}
+		return render.Text(rep), 0
+	}
+	m := viewMetric[v]
+	data, ok := render.MetricText(&rep.Values, m)
+	if !ok {
+		f.stats.missing.Add(1)
+		why := rep.Unavailable[m]
+		if why == "" {
+			why = rep.Error
+		}
+		if why == "" {
+			why = "no table answers " + string(m)
+		}
+		return nil, f.refuse(p, syscall.ENOENT, why)
+	}
+	return data, 0
+}
+
+// refuse records why path was refused, for .stats and the debug log, and
+// returns errno.
+func (f *FS) refuse(p string, errno syscall.Errno, why string) syscall.Errno {
+	f.stats.remember(Refusal{Time: time.Now().UTC(), Path: p, Errno: errnoName(errno), Why: why})
+	if f.cfg.Logger != nil {
+		// A refused path is the reader's business; a failure is the
+		// operator's, so it is logged at a level seen without --debug.
+		level := slog.LevelDebug
+		if errno == syscall.EIO {
+			level = slog.LevelWarn
+		}
+		f.cfg.Logger.Log(context.Background(), level, "refused", "path", p, "errno", errnoName(errno), "why", why)
+	}
+	return errno
+}
+
+func errnoName(e syscall.Errno) string {
+	switch e {
+	case syscall.ENOENT:
+		return "ENOENT"
+	case syscall.EIO:
+		return "EIO"
+	case syscall.EINTR:
+		return "EINTR"
+	case syscall.EINVAL:
+		return "EINVAL"
+	}
+	return e.Error()
+}

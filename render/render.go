@@ -1,0 +1,262 @@
+// Package render turns what the chess tables say about a position into the
+// two forms people and programs read: an aligned human block and one JSON
+// object. tbprobe prints them and the tbfs mount serves them as files, so
+// both front ends say the same thing the same way.
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Category is the game-theoretic class of a position for the side to move,
+// ignoring the halfmove clock, named as the lichess tablebase API names it.
+type Category string
+
+// The five categories, from best to worst for the side to move.
+const (
+	Win         Category = "win"
+	CursedWin   Category = "cursed-win" // wins, but only past the 50-move limit
+	Draw        Category = "draw"
+	BlessedLoss Category = "blessed-loss" // loses, but the winner needs more than the 50-move limit
+	Loss        Category = "loss"
+)
+
+// CategoryOf names a WDL value (-2..2); any other value gives "".
+func CategoryOf(wdl int) Category {
+	switch wdl {
+	case 2:
+		return Win
+	case 1:
+		return CursedWin
+	case 0:
+		return Draw
+	case -1:
+		return BlessedLoss
+	case -2:
+		return Loss
+	}
+	return ""
+}
+
+// Metric names one value a table can answer. The names are the JSON keys.
+type Metric string
+
+// The metrics, in the order the human block shows them.
+const (
+	MetricWDL   Metric = "wdl"
+	MetricDTZ   Metric = "dtz"
+	MetricDTC   Metric = "dtc"
+	MetricDTM   Metric = "dtm"
+	MetricDTM50 Metric = "dtm50"
+)
+
+// Metrics lists every metric in display order.
+var Metrics = []Metric{MetricWDL, MetricDTZ, MetricDTC, MetricDTM, MetricDTM50}
+
+// DTC is a depth-to-conversion answer: the pawn pushes the winning side still
+// owes before the next conversion, and the plies to the next zeroing move on
+// that line, signed like the other distances (negative when the side to move
+// loses).
+type DTC struct {
+	Pushes int `json:"pushes"`
+	Plies  int `json:"plies"`
+}
+
+// Values are the answers for one position. A nil metric is one no table
+// answered; Report.Unavailable says why.
+type Values struct {
+	Category  Category `json:"category,omitempty"`
+	WDL       *int     `json:"wdl,omitempty"`
+	DTZ       *int     `json:"dtz,omitempty"`
+	DTM       *int     `json:"dtm,omitempty"`
+	DTM50     *int     `json:"dtm50,omitempty"`
+	DTC       *DTC     `json:"dtc,omitempty"`
+	Checkmate bool     `json:"checkmate"`
+	Stalemate bool     `json:"stalemate"`
+}
+
+// Int returns the named integer metric (WDL, DTZ, DTM, DTM50) and whether a
+// table answered it. DTC is not an integer; use the field.
+func (v *Values) Int(m Metric) (int, bool) {
+	var p *int
+	switch m {
+	case MetricWDL:
+		p = v.WDL
+	case MetricDTZ:
+		p = v.DTZ
+	case MetricDTM:
+		p = v.DTM
+	case MetricDTM50:
+		p = v.DTM50
+	}
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// Move is one legal move and the values of the position it leads to, from
+// the point of view of the side to move there.
+type Move struct {
+	UCI string `json:"uci"`
+	SAN string `json:"san"`
+	Values
+	// Best marks the moves that keep the best outcome for the mover.
+	Best bool `json:"-"`
+}
+
+// Report is everything known about one position.
+type Report struct {
+	FEN string `json:"fen"`
+	Values
+	// Moves are the legal moves, best first, when they were asked for;
+	// an empty non-nil list means there are none (mate or stalemate).
+	Moves []Move `json:"moves,omitzero"`
+	// Error says why the position has no answer at all (no table for its
+	// material, for instance); the values are then empty.
+	Error string `json:"error,omitempty"`
+
+	// Material is the material key, "KQvK".
+	Material string `json:"-"`
+	// Unavailable says, for each metric left nil, why no table answered.
+	Unavailable map[Metric]string `json:"-"`
+}
+
+// JSON returns the report as one JSON object on one line, with a newline.
+// Only the keys the tbprobe --json format defines appear.
+func JSON(r *Report) []byte {
+	b, err := json.Marshal(r)
+	if err != nil {
+		// Every field is a plain value; Marshal cannot fail on them.
+		panic("render: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+// Text returns the human block for the report: the FEN, then one aligned
+// line per fact, then what was unavailable and why, then the moves when
+// they were asked for.
+func Text(r *Report) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(r.FEN)
+	buf.WriteByte('\n')
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	line := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
+	if r.Material != "" {
+		line("material", r.Material)
+	}
+	if r.Error != "" {
+		line("error", r.Error)
+	}
+	if r.Category != "" {
+		line("category", string(r.Category))
+	}
+	for _, m := range Metrics {
+		if s, ok := valueText(&r.Values, m); ok {
+			line(strings.ToUpper(string(m)), s)
+		}
+	}
+	if r.Checkmate {
+		line("checkmate", "the side to move is checkmated")
+	}
+	if r.Stalemate {
+		line("stalemate", "the side to move is stalemated")
+	}
+	tw.Flush()
+	if len(r.Unavailable) > 0 {
+		buf.WriteString("  unavailable:\n")
+		keys := make([]string, 0, len(r.Unavailable))
+		for m := range r.Unavailable {
+			keys = append(keys, string(m))
+		}
+		sort.Slice(keys, func(i, j int) bool { return metricOrder(Metric(keys[i])) < metricOrder(Metric(keys[j])) })
+		for _, k := range keys {
+			fmt.Fprintf(tw, "    %s\t%s\n", strings.ToUpper(k), r.Unavailable[Metric(k)])
+		}
+		tw.Flush()
+	}
+	if r.Moves != nil {
+		if len(r.Moves) == 0 {
+			buf.WriteString("  moves: none\n")
+		} else {
+			buf.WriteString("  moves (values after the move, for the side to move then; * = best):\n")
+			for _, mv := range r.Moves {
+				mark := " "
+				if mv.Best {
+					mark = "*"
+				}
+				fmt.Fprintf(tw, "  %s %s\t%s\t%s", mark, mv.UCI, mv.SAN, orDash(string(mv.Category)))
+				for _, m := range Metrics {
+					s, ok := valueText(&mv.Values, m)
+					if !ok {
+						s = "-"
+					}
+					fmt.Fprintf(tw, "\t%s %s", strings.ToUpper(string(m)), s)
+				}
+				if mv.Checkmate {
+					fmt.Fprint(tw, "\tcheckmate")
+				}
+				if mv.Stalemate {
+					fmt.Fprint(tw, "\tstalemate")
+				}
+				fmt.Fprint(tw, "\n")
+			}
+			tw.Flush()
+		}
+	}
+	return buf.Bytes()
+}
+
+// MetricText returns one metric as the single line the tbfs metric files
+// hold ("19\n"; DTC as "pushes plies\n"), and false when no table answered
+// it.
+func MetricText(v *Values, m Metric) ([]byte, bool) {
+	if m == MetricDTC {
+		if v.DTC == nil {
+			return nil, false
+		}
+		return fmt.Appendf(nil, "%d %d\n", v.DTC.Pushes, v.DTC.Plies), true
+	}
+	n, ok := v.Int(m)
+	if !ok {
+		return nil, false
+	}
+	return append(strconv.AppendInt(nil, int64(n), 10), '\n'), true
+}
+
+// valueText formats one metric for the human block.
+func valueText(v *Values, m Metric) (string, bool) {
+	if m == MetricDTC {
+		if v.DTC == nil {
+			return "", false
+		}
+		return fmt.Sprintf("%d (%d pushes)", v.DTC.Plies, v.DTC.Pushes), true
+	}
+	n, ok := v.Int(m)
+	if !ok {
+		return "", false
+	}
+	return strconv.Itoa(n), true
+}
+
+func metricOrder(m Metric) int {
+	for i, x := range Metrics {
+		if x == m {
+			return i
+		}
+	}
+	return len(Metrics)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
