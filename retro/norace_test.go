@@ -1,0 +1,5 @@
+//go:build !race
+
+package retro
+
+const raceEnabled = false

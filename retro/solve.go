@@ -1,0 +1,617 @@
+//go:build retro_unmoves
+
+package retro
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tbfs/tbfs/chess"
+)
+
+// DTMProber answers the distance to mate of positions of materials other
+// than the one being solved: the positions reached by a capture or a
+// promotion. A *Table satisfies it, and so can a reader of published tables.
+// The value is for the side to move in pos: Win(n), Loss(n) or Draw; an
+// error means the prober does not know, and stops the solve.
+type DTMProber interface {
+	ProbeDTM(ctx context.Context, pos chess.Position) (Value, error)
+}
+
+// Progress describes how far a SolveMaterial call has got.
+type Progress struct {
+	Material string        // the material being solved, e.g. "KQK"
+	Phase    string        // "enumerate" (first pass over the index) or "propagate"
+	Plies    int           // in "propagate", the distance being expanded
+	Done     int64         // positions processed: indices enumerated plus positions expanded
+	Total    int64         // an upper bound on Done at the end
+	Rate     float64       // positions processed per second so far
+	Elapsed  time.Duration // time since this material's solve began
+	ETA      time.Duration // (Total-Done)/Rate: an upper bound, since not every position gets expanded
+}
+
+// Options tune SolveMaterial. The zero value is ready to use.
+type Options struct {
+	// Sub answers positions after captures and promotions. When nil, the
+	// sub-materials are solved recursively first (bare kings are a draw by
+	// the rules and need no table).
+	Sub DTMProber
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called from the solving goroutine at most a
+	// few times a second and once at the end of each phase.
+	Progress func(Progress)
+}
+
+// encoded values in the working array; a final Table keeps only notPos,
+// undecided (draw) and plies+1.
+const (
+	undecided = 0      // no value (yet); a draw once the solve ends
+	floorFlag = 0x8000 // undecided, with a loss no sooner than the low bits (plies) through a conversion
+	notPos    = 0xFFFF // the index is not a legal canonical position
+	maxCode   = 0x7FFE // largest plies+1 the array holds
+)
+
+// SolveMaterial computes the exact distance to mate, ignoring the 50-move
+// rule, of every legal position of material (a name such as "KQK", "KBNK",
+// "KPK" or "KQvKR"; the first side is White, castling rights are none).
+// Mates are found by the rules, captures and promotions take the values of
+// the sub-materials (from opts.Sub, or solved recursively), the values are
+// propagated backwards by distance until nothing changes, and every position
+// left undecided is a draw. Memory is two bytes per index plus one while
+// solving; for four men without pawns the index has 5.2M entries.
+func SolveMaterial(ctx context.Context, material string, opts Options) (*Table, error) {
+	m, err := parseMaterial(material)
+	if err != nil {
+		return nil, err
+	}
+	s := &solver{opts: opts, tables: map[string]*Table{}}
+	if s.opts.Workers <= 0 {
+		s.opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	return s.solve(ctx, m)
+}
+
+type solver struct {
+	opts   Options
+	tables map[string]*Table // solved sub-materials, by canonical name
+}
+
+// subMaterials lists the materials one capture or promotion away from m.
+func subMaterials(m material) []material {
+	seen := map[string]bool{}
+	var out []material
+	add := func(w, b []chess.PieceType) {
+		sm := material{side: [2][]chess.PieceType{sortPieces(w), sortPieces(b)}}.canonical()
+		if !seen[sm.String()] {
+			seen[sm.String()] = true
+			out = append(out, sm)
+		}
+	}
+	without := func(s []chess.PieceType, i int) []chess.PieceType {
+		return append(append([]chess.PieceType{}, s[:i]...), s[i+1:]...)
+	}
+	for c := range 2 {
+		own, opp := m.side[c], m.side[1-c]
+		pair := func(own, opp []chess.PieceType) {
+			if c == 0 {
+				add(own, opp)
+			} else {
+				add(opp, own)
+			}
+		}
+		for j := range opp {
+			pair(own, without(opp, j))
+		}
+		for i, pt := range own {
+			if pt != chess.Pawn {
+				continue
+			}
+			for _, promo := range []chess.PieceType{chess.Queen, chess.Rook, chess.Bishop, chess.Knight} {
+				p := append(without(own, i), promo)
+				pair(p, opp)
+				for j, q := range opp {
+					if q != chess.Pawn {
+						pair(p, without(opp, j))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func sortPieces(s []chess.PieceType) []chess.PieceType {
+	var out []chess.PieceType
+	for _, pt := range pieceOrder {
+		for _, q := range s {
+			if q == pt {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+func bareKings(p *chess.Position) bool { return p.Occupied().Count() == 2 }
+
+// subProbe returns the value of a position reached by a conversion.
+func (s *solver) subProbe(ctx context.Context, p chess.Position) (Value, error) {
+	if bareKings(&p) {
+		return Draw, nil
+	}
+	if s.opts.Sub != nil {
+		return s.opts.Sub.ProbeDTM(ctx, p)
+	}
+	t := s.tables[materialOf(&p).canonical().String()]
+	if t == nil {
+		return Value{}, fmt.Errorf("retro: no table for %s (internal error)", p.MaterialKey())
+	}
+	return t.ProbeDTM(ctx, p)
+}
+
+func (s *solver) solve(ctx context.Context, m material) (*Table, error) {
+	if t := s.tables[m.String()]; t != nil {
+		return t, nil
+	}
+	ix, err := newIndexer(m)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Sub == nil {
+		for _, sm := range subMaterials(m) {
+			if sm.men() == 2 {
+				continue
+			}
+			if _, err := s.solve(ctx, sm); err != nil {
+				return nil, err
+			}
+		}
+	}
+	st := &solveState{s: s, ix: ix, start: time.Now(),
+		dtm: make([]uint16, ix.size), cnt: make([]uint8, ix.size)}
+	if err := st.enumerate(ctx); err != nil {
+		return nil, err
+	}
+	if err := st.propagate(ctx); err != nil {
+		return nil, err
+	}
+	for i, v := range st.dtm {
+		if v != notPos && v&floorFlag != 0 {
+			st.dtm[i] = undecided
+		}
+	}
+	t := &Table{ix: ix, dtm: st.dtm}
+	s.tables[m.String()] = t
+	return t, nil
+}
+
+type solveState struct {
+	s     *solver
+	ix    *indexer
+	dtm   []uint16
+	cnt   []uint8
+	start time.Time
+	last  time.Time
+	done  int64
+	total int64
+	legal int64
+	maxD  int // largest plies stored so far
+}
+
+func (st *solveState) report(phase string, plies int, force bool) {
+	f := st.s.opts.Progress
+	if f == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(st.last) < 250*time.Millisecond {
+		return
+	}
+	st.last = now
+	el := now.Sub(st.start)
+	p := Progress{Material: st.ix.mat.String(), Phase: phase, Plies: plies, Done: st.done, Total: st.total, Elapsed: el}
+	if el > 0 {
+		p.Rate = float64(st.done) / el.Seconds()
+	}
+	if p.Rate > 0 && st.total > st.done {
+		p.ETA = time.Duration(float64(st.total-st.done) / p.Rate * float64(time.Second))
+	}
+	f(p)
+}
+
+// chunk is the number of indices a round of workers covers between
+// cancellation checks and progress reports.
+const chunk = 1 << 16
+
+// parallel runs f over [lo, hi) split between the workers, and returns the
+// first error.
+func (st *solveState) parallel(lo, hi int64, f func(w int, lo, hi int64) error) error {
+	n := int64(st.s.opts.Workers)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	step := (hi - lo + n - 1) / n
+	for w := range n {
+		a, b := lo+w*step, min(hi, lo+(w+1)*step)
+		if a >= b {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = f(int(w), a, b)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// enumerate visits every index once: it marks the indices that are not
+// legal positions, records checkmates as Loss(0), takes the values of
+// captures and promotions from the sub-materials, and counts each
+// position's distinct children inside the material.
+func (st *solveState) enumerate(ctx context.Context) error {
+	ix := st.ix
+	st.total = 2 * ix.size
+	type scratch struct {
+		moves    []chess.Move
+		children []int64
+		legal    int64
+	}
+	ws := make([]scratch, st.s.opts.Workers)
+	for lo := int64(0); lo < ix.size; lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(ix.size, lo+chunk)
+		err := st.parallel(lo, hi, func(w int, a, b int64) error {
+			sc := &ws[w]
+			var board [64]chess.Piece
+			for i := a; i < b; i++ {
+				side, ok := ix.decode(i, &board)
+				if !ok {
+					st.dtm[i] = notPos
+					continue
+				}
+				p, err := chess.FromBoard(board, side, 0, chess.NoSquare, 0, 1)
+				if err != nil {
+					st.dtm[i] = notPos
+					continue
+				}
+				sc.legal++
+				if err := st.initPosition(ctx, i, &p, &sc.moves, &sc.children); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		st.done += hi - lo
+		st.report("enumerate", 0, false)
+	}
+	st.legal = 0
+	for _, sc := range ws {
+		st.legal += sc.legal
+	}
+	st.total = ix.size + st.legal
+	st.report("enumerate", 0, true)
+	return nil
+}
+
+func (st *solveState) initPosition(ctx context.Context, i int64, p *chess.Position, moves *[]chess.Move, children *[]int64) error {
+	*moves = p.LegalMoves((*moves)[:0])
+	if len(*moves) == 0 {
+		if p.InCheck() {
+			st.dtm[i] = 1 // Loss(0)
+		} else {
+			st.cnt[i] = 1 // stalemate: a draw that never resolves
+		}
+		return nil
+	}
+	*children = (*children)[:0]
+	winBest, lossFloor, escape := -1, 0, false
+	for _, m := range *moves {
+		c := p.Play(m)
+		if p.IsCapture(m) || m.Promotion() != chess.NoPieceType {
+			v, err := st.s.subProbe(ctx, c)
+			if err != nil {
+				return fmt.Errorf("retro: solving %v: after %s in %s: %w", st.ix.mat, m.UCI(), p.FEN(), err)
+			}
+			switch v.Kind {
+			case LossKind:
+				if d := int(v.Plies) + 1; winBest < 0 || d < winBest {
+					winBest = d
+				}
+			case WinKind:
+				lossFloor = max(lossFloor, int(v.Plies)+1)
+			case DrawKind:
+				escape = true
+			default:
+				return fmt.Errorf("retro: solving %v: after %s in %s: sub-table answered %v", st.ix.mat, m.UCI(), p.FEN(), v)
+			}
+			continue
+		}
+		ci, ok := st.ix.index(&c)
+		if !ok {
+			return fmt.Errorf("retro: solving %v: child %s after %s is outside the material (internal error)", st.ix.mat, c.FEN(), m.UCI())
+		}
+		dup := false
+		for _, x := range *children {
+			if x == ci {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			*children = append(*children, ci)
+		}
+	}
+	if winBest >= 0 {
+		if winBest+1 > maxCode {
+			return fmt.Errorf("retro: solving %v: distance %d overflows the table", st.ix.mat, winBest)
+		}
+		st.dtm[i] = uint16(winBest + 1)
+		return nil
+	}
+	n := len(*children)
+	if escape {
+		n++
+	}
+	if n > 255 {
+		return fmt.Errorf("retro: solving %v: %s has %d children, more than the counter holds", st.ix.mat, p.FEN(), n)
+	}
+	if lossFloor+1 > maxCode {
+		return fmt.Errorf("retro: solving %v: distance %d overflows the table", st.ix.mat, lossFloor)
+	}
+	st.cnt[i] = uint8(n)
+	switch {
+	case n == 0:
+		st.dtm[i] = uint16(lossFloor + 1) // every move converts into a lost sub-position
+	case lossFloor > 0:
+		st.dtm[i] = floorFlag | uint16(lossFloor)
+	}
+	return nil
+}
+
+// propagate expands the positions of each distance in turn, nearest to mate
+// first. A Loss(d) position makes its undecided parents Win(d+1); a Win(d)
+// position takes one child off each undecided parent's count, and a parent
+// whose count reaches zero is Loss(max(d+1, its conversion floor)). Values
+// stored ahead of their turn (wins and losses through conversions) are
+// final once their distance comes up, because every shorter distance has
+// been expanded by then.
+func (st *solveState) propagate(ctx context.Context) error {
+	ix := st.ix
+	st.maxD = 0
+	for _, v := range st.dtm {
+		if v != notPos && v&floorFlag == 0 && v > 0 {
+			st.maxD = max(st.maxD, int(v)-1)
+		}
+	}
+	type scratch struct {
+		unmoves []chess.Unmove
+		parents []int64
+		out     []int64
+	}
+	ws := make([]scratch, st.s.opts.Workers)
+	for d := 0; d <= st.maxD; d++ {
+		target := uint16(d + 1)
+		win := d%2 == 1
+		for lo := int64(0); lo < ix.size; lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hi := min(ix.size, lo+chunk)
+			err := st.parallel(lo, hi, func(w int, a, b int64) error {
+				sc := &ws[w]
+				sc.out = sc.out[:0]
+				var board [64]chess.Piece
+				for i := a; i < b; i++ {
+					if st.dtm[i] != target {
+						continue
+					}
+					side, ok := ix.decode(i, &board)
+					if !ok {
+						return fmt.Errorf("retro: solving %v: index %d holds a value but decodes to no position (internal error)", ix.mat, i)
+					}
+					p, err := chess.FromBoard(board, side, 0, chess.NoSquare, 0, 1)
+					if err != nil {
+						return fmt.Errorf("retro: solving %v: index %d: %w (internal error)", ix.mat, i, err)
+					}
+					sc.unmoves = p.Unmoves(sc.unmoves[:0])
+					sc.parents = sc.parents[:0]
+					for _, u := range sc.unmoves {
+						q := p.Unmake(u)
+						if q.Castling() != 0 || q.EnPassant() != chess.NoSquare {
+							continue
+						}
+						pi, ok := ix.index(&q)
+						if !ok {
+							continue // an uncapture or an unpromotion: another material
+						}
+						dup := false
+						for _, x := range sc.parents {
+							if x == pi {
+								dup = true
+								break
+							}
+						}
+						if !dup {
+							sc.parents = append(sc.parents, pi)
+						}
+					}
+					sc.out = append(sc.out, sc.parents...)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for w := range ws {
+				for _, pi := range ws[w].out {
+					st.apply(pi, d, win)
+				}
+				st.done += int64(len(ws[w].out))
+			}
+			st.report("propagate", d, false)
+		}
+	}
+	st.report("propagate", st.maxD, true)
+	return nil
+}
+
+// apply records that parent pi has a child of value d plies (a win for the
+// child's mover when win is set).
+func (st *solveState) apply(pi int64, d int, win bool) {
+	v := st.dtm[pi]
+	if v == notPos {
+		return
+	}
+	decided := v != undecided && v&floorFlag == 0
+	if !win {
+		// The child is Loss(d): the parent wins in d+1 unless it already
+		// wins sooner.
+		if !decided || int(v)-1 > d+1 {
+			st.dtm[pi] = uint16(d + 2)
+			st.maxD = max(st.maxD, d+1)
+		}
+		return
+	}
+	if decided {
+		return
+	}
+	st.cnt[pi]--
+	if st.cnt[pi] == 0 {
+		l := d + 1
+		if v&floorFlag != 0 {
+			l = max(l, int(v&^floorFlag))
+		}
+		st.dtm[pi] = uint16(l + 1)
+		st.maxD = max(st.maxD, l)
+	}
+}
+
+// Table holds the exact distance to mate of every position of one material.
+type Table struct {
+	ix  *indexer
+	dtm []uint16
+}
+
+// Material returns the table's material name, White's side first ("KQK").
+func (t *Table) Material() string { return t.ix.mat.String() }
+
+// Probe returns the value of pos for its side to move: Win(n), Loss(n) or
+// Draw. pos may have the table's material with either colour to play the
+// stronger side. Positions with castling rights are not in any table.
+func (t *Table) Probe(pos chess.Position) (Value, error) {
+	if pos.Castling() != 0 {
+		return Value{}, fmt.Errorf("%w: %s has castling rights; %s tables have none", ErrMaterial, pos.FEN(), t.Material())
+	}
+	pm := materialOf(&pos)
+	switch {
+	case pm.equal(t.ix.mat):
+	case pm.equal(t.ix.mat.mirrored()):
+		pos = pos.Mirror()
+	default:
+		return Value{}, fmt.Errorf("%w: %s is %s, not %s", ErrMaterial, pos.FEN(), pm, t.Material())
+	}
+	if pos.EnPassant() != chess.NoSquare {
+		return Value{}, fmt.Errorf("%w: %s has an en-passant capture, which %s does not index", ErrMaterial, pos.FEN(), t.Material())
+	}
+	i, ok := t.ix.index(&pos)
+	if !ok {
+		return Value{}, fmt.Errorf("%w: %s does not fit the %s index (internal error)", ErrMaterial, pos.FEN(), t.Material())
+	}
+	return decodeValue(t.dtm[i], pos.FEN())
+}
+
+func decodeValue(v uint16, fen string) (Value, error) {
+	switch {
+	case v == notPos:
+		return Value{}, fmt.Errorf("retro: %s is not a position of the table (internal error)", fen)
+	case v == undecided:
+		return Draw, nil
+	case (v-1)%2 == 1:
+		return Win(uint32(v - 1)), nil
+	}
+	return Loss(uint32(v - 1)), nil
+}
+
+// ProbeDTM is Probe with a context, so that a Table can serve as the Sub
+// prober of another solve.
+func (t *Table) ProbeDTM(_ context.Context, pos chess.Position) (Value, error) { return t.Probe(pos) }
+
+// Each calls f with every position of the table (one per symmetry class,
+// White's king in the canonical region, clocks zero) and its value, in index
+// order, until f returns false.
+func (t *Table) Each(f func(pos chess.Position, v Value) bool) {
+	var board [64]chess.Piece
+	for i, code := range t.dtm {
+		if code == notPos {
+			continue
+		}
+		side, ok := t.ix.decode(int64(i), &board)
+		if !ok {
+			continue
+		}
+		p, err := chess.FromBoard(board, side, 0, chess.NoSquare, 0, 1)
+		if err != nil {
+			continue
+		}
+		v, _ := decodeValue(code, "")
+		if !f(p, v) {
+			return
+		}
+	}
+}
+
+// Stats summarises a table.
+type Stats struct {
+	Positions, Wins, Losses, Draws int64
+	LongestWin                     uint32 // the largest Win distance, in plies
+}
+
+// Stats counts the table's positions by value.
+func (t *Table) Stats() Stats {
+	var s Stats
+	for _, code := range t.dtm {
+		if code == notPos {
+			continue
+		}
+		s.Positions++
+		switch {
+		case code == undecided:
+			s.Draws++
+		case (code-1)%2 == 1:
+			s.Wins++
+			s.LongestWin = max(s.LongestWin, uint32(code-1))
+		default:
+			s.Losses++
+		}
+	}
+	return s
+}
+
+// Tables serves several solved tables as one prober, choosing by material.
+type Tables []*Table
+
+// ProbeDTM answers pos from the table of its material (bare kings are a
+// draw by the rules).
+func (ts Tables) ProbeDTM(ctx context.Context, pos chess.Position) (Value, error) {
+	if bareKings(&pos) {
+		return Draw, nil
+	}
+	pm := materialOf(&pos)
+	for _, t := range ts {
+		if pm.equal(t.ix.mat) || pm.equal(t.ix.mat.mirrored()) {
+			return t.ProbeDTM(ctx, pos)
+		}
+	}
+	return Value{}, fmt.Errorf("%w: no table for %s", ErrMaterial, pm)
+}
