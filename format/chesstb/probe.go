@@ -13,14 +13,14 @@ import (
 type wdlv int8
 
 const (
-	wLose     wdlv = 0
-	wBlessed  wdlv = 1
-	wDraw     wdlv = 2
-	wCursed   wdlv = 3
-	wWin      wdlv = 4
-	wIllegal  wdlv = 7
-	dtzMax50       = 100 // the last distance inside the 50-move window
-	maxDepth       = 16  // derive recursion bound, as the reference's
+	wLose    wdlv = 0
+	wBlessed wdlv = 1
+	wDraw    wdlv = 2
+	wCursed  wdlv = 3
+	wWin     wdlv = 4
+	wIllegal wdlv = 7
+	dtzMax50      = 100 // the last distance inside the 50-move window
+	maxDepth      = 16  // derive recursion bound, as the reference's
 )
 
 func (w wdlv) rank() int {
@@ -119,11 +119,11 @@ type skipped struct {
 	blind    bool
 }
 
-func newSkipped() skipped                 { return skipped{bestRank: -1} }
-func (s *skipped) ofClass(w wdlv)         { s.bestRank = max(s.bestRank, w.rank()) }
-func (s *skipped) unknown()               { s.blind = true }
-func (s *skipped) unpins(best wdlv) bool  { return s.blind || s.bestRank >= best.rank() }
-func (s *skipped) ofDTZClass(my wdlv)     { s.ofClass(my.liftDTZ()) }
+func newSkipped() skipped                { return skipped{bestRank: -1} }
+func (s *skipped) ofClass(w wdlv)        { s.bestRank = max(s.bestRank, w.rank()) }
+func (s *skipped) unknown()              { s.blind = true }
+func (s *skipped) unpins(best wdlv) bool { return s.blind || s.bestRank >= best.rank() }
+func (s *skipped) ofDTZClass(my wdlv)    { s.ofClass(my.liftDTZ()) }
 
 // unknownErr reports whether err only means "no answer here" (a missing
 // table or a derive that could not settle), which a minimax may absorb.

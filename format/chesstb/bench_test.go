@@ -1,0 +1,197 @@
+package chesstb
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// randomPositions builds n legal positions spread over the given materials
+// (random placement, random side to move, half of them colour-flipped), the
+// same kind of list the reference prober's speed was measured on.
+func randomPositions(t testing.TB, mats []string, n int, seed uint64) []chess.Position {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := make([]chess.Position, 0, n)
+	for len(out) < n {
+		m, err := parseMaterial(mats[rng.IntN(len(mats))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rng.IntN(2) == 1 {
+			m = m.flipped()
+		}
+		var board [64]chess.Piece
+		ok := true
+		for c := chess.White; c <= chess.Black && ok; c++ {
+			for pt := chess.Pawn; pt <= chess.King; pt++ {
+				for range m.n[c][pt] {
+					sq := rng.IntN(64)
+					if board[sq] != chess.NoPiece || (pt == chess.Pawn && (sq < 8 || sq >= 56)) {
+						ok = false
+						break
+					}
+					board[sq] = chess.MakePiece(c, pt)
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		side := chess.Color(rng.IntN(2))
+		pos, err := chess.FromBoard(board, side, 0, chess.NoSquare, rng.IntN(100), 1)
+		if err != nil {
+			continue
+		}
+		out = append(out, pos)
+	}
+	return out
+}
+
+// shippedMaterials lists the materials with a WDL table in dir.
+func shippedMaterials(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, "wdl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if name, ok := strings.CutSuffix(e.Name(), ".lzw"); ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+type benchProbe func(tb *Tablebase, ctx context.Context, pos *chess.Position) error
+
+var benchMetrics = []struct {
+	name string
+	f    benchProbe
+}{
+	{"all", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {
+		_, err := tb.Probe(ctx, pos)
+		return err
+	}},
+	{"wdl", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {
+		_, err := tb.WDL(ctx, pos)
+		return err
+	}},
+	{"dtz", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {
+		_, err := tb.DTZ(ctx, pos)
+		if unknownErr(err) {
+			err = nil // KNNKP keeps its DTZ in the DTC pack
+		}
+		return err
+	}},
+	{"dtm", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {
+		_, err := tb.DTM(ctx, pos)
+		if unknownErr(err) {
+			err = nil // the 5-man tables ship without DTM
+		}
+		return err
+	}},
+}
+
+// BenchmarkProbeCold probes a first pass over 10,000 random positions with
+// a fresh Tablebase: every block is read and decoded on first use, and with
+// the default 64 MiB budget the cache thrashes as the reference's does.
+func BenchmarkProbeCold(b *testing.B) {
+	dir := testenv.Shared(b, "chesstb", "shipped")
+	positions := randomPositions(b, shippedMaterials(b, dir), 10000, 1)
+	for _, budget := range []struct {
+		name  string
+		bytes int64
+	}{{"64MiB", 64 << 20}, {"4GiB", 4 << 30}} {
+		for _, m := range benchMetrics {
+			b.Run(m.name+"/"+budget.name, func(b *testing.B) {
+				ctx := context.Background()
+				var tb *Tablebase
+				i := 0
+				for b.Loop() {
+					if i%len(positions) == 0 {
+						b.StopTimer()
+						if tb != nil {
+							tb.Close()
+						}
+						tb = openDirs(b, Options{BlockCacheBytes: budget.bytes}, dir)
+						b.StartTimer()
+					}
+					if err := m.f(tb, ctx, &positions[i%len(positions)]); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "probes/s")
+			})
+		}
+	}
+}
+
+// BenchmarkProbeWarm probes 10,000 positions repeatedly with every block
+// they need already decoded.
+func BenchmarkProbeWarm(b *testing.B) {
+	dir := testenv.Shared(b, "chesstb", "shipped")
+	positions := randomPositions(b, shippedMaterials(b, dir), 10000, 2)
+	for _, m := range benchMetrics {
+		b.Run(m.name, func(b *testing.B) {
+			ctx := context.Background()
+			tb := openDirs(b, Options{BlockCacheBytes: 4 << 30}, dir)
+			for i := range positions {
+				if err := m.f(tb, ctx, &positions[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			i := 0
+			for b.Loop() {
+				if err := m.f(tb, ctx, &positions[i%len(positions)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "probes/s")
+		})
+	}
+}
+
+// BenchmarkDerive probes, warm, positions whose side to move has its frame
+// dropped in the shipped tables, so every answer is a one-ply minimax.
+func BenchmarkDerive(b *testing.B) {
+	dir := testenv.Shared(b, "chesstb", "shipped")
+	ctx := context.Background()
+	tb := openDirs(b, Options{BlockCacheBytes: 4 << 30}, dir)
+	var derived []chess.Position
+	for _, pos := range randomPositions(b, shippedMaterials(b, dir), 4000, 3) {
+		n := canonicalNode(&pos)
+		t, err := tb.table(ctx, KindDTZ, n.mat)
+		if err != nil {
+			continue
+		}
+		if f := &t.hdr.frames[n.pos.SideToMove()]; f.dropped && !n.mat.symmetric() {
+			derived = append(derived, pos)
+		}
+	}
+	if len(derived) == 0 {
+		b.Fatal("no derived positions")
+	}
+	for i := range derived {
+		if _, err := tb.Probe(ctx, &derived[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	i := 0
+	for b.Loop() {
+		if _, err := tb.Probe(ctx, &derived[i%len(derived)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "probes/s")
+}

@@ -1,0 +1,53 @@
+// Package chesstb reads chesstb endgame tables (github.com/noobpwnftw/chesstb)
+// through the source seam and answers what the reference prober answers:
+// WDL, DTZ and DTM for any position of a material whose tables are present.
+//
+//	tb, err := chesstb.Open(chesstb.Options{}, src)
+//	res, err := tb.Probe(ctx, &pos)   // every metric at once
+//	w, err := tb.WDL(ctx, &pos)       // -2..+2
+//
+// # Design note (for readers adding table kinds)
+//
+// How a probe flows (api.go, probe.go, distance.go):
+//
+//  1. Tablebase.root validates the position (no castling rights) and answers
+//     what the board settles without a table: checkmate, stalemate, bare
+//     kings.
+//  2. canonicalNode flips colours when the stronger side is Black, so every
+//     node is in its stored orientation with its canonical material.
+//  3. prober.probeImpl reads the class (wdlInternal), then each distance
+//     (prober.distance), then applies the en-passant overlay: every legal ep
+//     capture is probed as a fresh position and kept when it is better,
+//     metric by metric.
+//  4. Every table read goes through frameFor, which decides the frame kind:
+//     the side to move's own frame, the other frame through the colour flip
+//     for a symmetric material (KRKR), or a rebuild (deriveWDL, deriveDTZ,
+//     deriveDTM: one-ply minimax, children canonicalised with canonicalNode,
+//     captures and promotions reaching sub-tables). unsupportedFrame is where
+//     loss-only and relaxed frames are refused today; their readers belong
+//     there.
+//  5. cellIndex maps the position to its cell (index.go: symmetry, king and
+//     pawn slices, binomial ranking, the header's per-colour permutation),
+//     and tableFile.readWDL / readRank fetch the cell through the block
+//     cache.
+//
+// How a table file is opened (tablebase.go, header.go): Tablebase.table
+// opens a (Kind, material) pair once, searching each source's kind folder
+// and root; parseHeader reads the container for all five kinds, the
+// layered DTC/DTM50 headers (block positions, rank table, usize vector)
+// included, and locates each frame's compressed data.
+//
+// How a reader is added: give it a Kind (kindInfo has the magic, folder and
+// extension), read cells with tableFile.block(ctx, frame, block, decode),
+// whose decode function receives the compressed block and its expected
+// size and returns the decoded bytes to be cached (cache.go keeps one LRU of
+// decoded blocks under Options.BlockCacheBytes for every open table, and
+// decodes a block once however many probes want it). Return errors wrapped
+// by tableFile.fileErr so they name file and block, and wrap ErrCorrupt for
+// bad data.
+//
+// Errors: ErrNoTable for a missing table, ErrCorrupt for malformed data,
+// ErrUnsupported for forms not decoded, ErrUnresolved when a rebuild lacks a
+// child's value, ErrBadPosition for positions outside the tables' domain;
+// transport errors from the sources pass through (source.ErrTransient, ...).
+package chesstb
