@@ -248,3 +248,23 @@ func sample(rows []oracleRow, n int) []oracleRow {
 	}
 	return out
 }
+
+// TestFixtureOracle runs the committed subset (testdata/chesstb) so a fresh
+// clone checks real tables against the reference's answers.
+func TestFixtureOracle(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
+		t.Run(file, func(t *testing.T) {
+			rows := readOracle(t, filepath.Join(dir, "oracle", file), file == "children.tsv")
+			if len(rows) == 0 {
+				t.Fatal("no fixture rows")
+			}
+			tb := openDirs(t, Options{}, dir)
+			n, pack := checkRows(t, tb, dir, rows)
+			if pack != 0 {
+				t.Errorf("%d DTZ values missing from the fixture set", pack)
+			}
+			t.Logf("%d rows compared", n)
+		})
+	}
+}
