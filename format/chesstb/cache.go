@@ -29,7 +29,7 @@ type cacheEntry struct {
 	key   blockKey
 	elem  *list.Element
 	ready chan struct{}
-	data  []byte
+	val   any // the decoded block: []byte, or a parsed form (getValue)
 	err   error
 	size  int64
 }
@@ -45,6 +45,19 @@ func newBlockCache(maxBytes int64) *blockCache {
 // get returns the decoded block for key, calling decode on a miss. The
 // returned slice must not be modified.
 func (c *blockCache) get(ctx context.Context, key blockKey, decode func() ([]byte, error)) ([]byte, error) {
+	v, err := c.getValue(ctx, key, func() (any, int64, error) {
+		data, err := decode()
+		return data, int64(cap(data)), err
+	})
+	data, _ := v.([]byte)
+	return data, err
+}
+
+// getValue is get for a block kept in a decoded form other than its bytes
+// (the changepoint packs keep a parsed block with its prefix index); decode
+// also reports how many bytes that form holds, which is what the budget
+// counts. The returned value must not be modified.
+func (c *blockCache) getValue(ctx context.Context, key blockKey, decode func() (any, int64, error)) (any, error) {
 	c.mu.Lock()
 	if e, ok := c.items[key]; ok {
 		if e.elem != nil {
@@ -53,7 +66,7 @@ func (c *blockCache) get(ctx context.Context, key blockKey, decode func() ([]byt
 		c.mu.Unlock()
 		select {
 		case <-e.ready:
-			return e.data, e.err
+			return e.val, e.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -62,11 +75,11 @@ func (c *blockCache) get(ctx context.Context, key blockKey, decode func() ([]byt
 	c.items[key] = e
 	c.mu.Unlock()
 
-	data, err := decode()
+	val, size, err := decode()
 
 	c.mu.Lock()
-	e.data, e.err = data, err
-	e.size = int64(cap(data)) + entryOverhead
+	e.val, e.err = val, err
+	e.size = size + entryOverhead
 	if err != nil || e.size > c.max {
 		// Failures are not remembered (a transport error may clear), and a
 		// block larger than the whole budget is handed out uncached.
@@ -81,7 +94,7 @@ func (c *blockCache) get(ctx context.Context, key blockKey, decode func() ([]byt
 	}
 	c.mu.Unlock()
 	close(e.ready)
-	return data, err
+	return val, err
 }
 
 func (c *blockCache) evictOldest() {
