@@ -1,0 +1,5 @@
+//go:build !race
+
+package geister
+
+const raceEnabled = false
