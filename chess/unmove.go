@@ -1,0 +1,304 @@
+package chess
+
+import "strings"
+
+// Unmove is a move retracted from a position: Unmake turns the position
+// (the child) into the parent it came from. It records the forward move
+// played in the parent, the type of the piece that move captured (restored
+// by Unmake), and the parent's en-passant square.
+type Unmove struct {
+	move     Move
+	captured PieceType
+	parentEP Square
+}
+
+// Move returns the forward move: played in the parent, it gives the child.
+func (u Unmove) Move() Move { return u.move }
+
+// Captured returns the type of the piece the forward move captured (put
+// back by Unmake), or NoPieceType.
+func (u Unmove) Captured() PieceType { return u.captured }
+
+// ParentEnPassant returns the parent's en-passant square, or NoSquare.
+func (u Unmove) ParentEnPassant() Square { return u.parentEP }
+
+// String returns the forward move in UCI, then "x" and the captured piece
+// type if any, then "ep=" and the parent's en-passant square if it has one,
+// for debugging: "e5d6xp ep=d6".
+func (u Unmove) String() string {
+	var b strings.Builder
+	b.WriteString(u.move.UCI())
+	if u.captured != NoPieceType {
+		b.WriteString("x")
+		b.WriteString(u.captured.String())
+	}
+	if u.parentEP != NoSquare {
+		b.WriteString(" ep=")
+		b.WriteString(u.parentEP.String())
+	}
+	return b.String()
+}
+
+// captureKinds are the piece types a move can capture, most common first.
+var captureKinds = [...]PieceType{Pawn, Knight, Bishop, Rook, Queen}
+
+type uncaptureMode uint8
+
+const (
+	quietOnly uncaptureMode = iota
+	quietOrCapture
+	captureOnly
+)
+
+// Unmoves appends to dst every unmove of the position: every (move, parent)
+// pair such that the parent is a legal position in which the move is legal
+// and leads to this position. It covers quiet unmoves, uncaptures of every
+// capturable kind, unpromotions (straight and capturing), en-passant
+// uncaptures, un-double-pushes, and parents that carry an en-passant square
+// of their own (the opponent's last move was a double push). Parents must
+// pass the same validation as ParseFEN: in particular the side that did not
+// move in the parent is not in check, and piece counts stay possible.
+//
+// Limits, by design: castling is not retracted, and parents hold exactly the
+// child's castling rights, so a parent that lost rights by this move (a king
+// or rook leaving home, a rook captured at home) is not generated; the
+// tablebases this serves have no castling. The half-move clock does not
+// prune unmoves (a child with clock 0 still gets quiet unmoves), because
+// retrograde analysis works on positions without clocks.
+func (p *Position) Unmoves(dst []Unmove) []Unmove {
+	y := p.side   // to move in the child: the side that did not move
+	x := y.Other() // the side that just moved
+	if p.kingSquare(x) == NoSquare || p.kingSquare(y) == NoSquare {
+		return dst
+	}
+	occ := p.Occupied()
+	empty := ^occ
+	up := Square(8)
+	lastRank, relRank := rank8, func(sq Square) int { return sq.Rank() }
+	if x == Black {
+		up = -8
+		lastRank, relRank = rank1, func(sq Square) int { return 7 - sq.Rank() }
+	}
+
+	if p.ep != NoSquare {
+		// A usable en-passant square means the last move was the double
+		// push that passed it, and nothing else.
+		to := p.ep + up
+		from := p.ep - up
+		return p.addUnmoves(dst, makeMove(from, to), quietOnly)
+	}
+
+	for b := p.colors[x]; b != 0; {
+		to := b.PopLSB()
+		pt := p.typeAt(to)
+		var froms Bitboard
+		switch pt {
+		case King:
+			froms = kingAttacks[to]
+		case Knight:
+			froms = knightAttacks[to]
+		case Bishop:
+			froms = BishopAttacks(to, occ)
+		case Rook:
+			froms = RookAttacks(to, occ)
+		case Queen:
+			froms = QueenAttacks(to, occ)
+		case Pawn:
+			dst = p.pawnUnmoves(dst, to, up, relRank(to), empty)
+			continue
+		}
+		for f := froms & empty; f != 0; {
+			dst = p.addUnmoves(dst, makeMove(f.PopLSB(), to), quietOrCapture)
+		}
+		if pt != King && lastRank.Has(to) {
+			// Unpromotions: the pawn came from the seventh rank, straight
+			// (quiet) or diagonally (capturing).
+			if from := to - up; empty.Has(from) {
+				dst = p.addUnmoves(dst, makePromo(from, to, pt), quietOnly)
+			}
+			for f := pawnAttacks[y][to] & empty; f != 0; {
+				dst = p.addUnmoves(dst, makePromo(f.PopLSB(), to, pt), captureOnly)
+			}
+		}
+	}
+	return dst
+}
+
+// pawnUnmoves appends the unmoves of the side that moved's pawn on to; r is
+// its rank counted from its own side (0..7) and up its forward step.
+func (p *Position) pawnUnmoves(dst []Unmove, to, up Square, r int, empty Bitboard) []Unmove {
+	y := p.side
+	if r < 2 {
+		return dst // a pawn on its second rank has not moved
+	}
+	if from := to - up; empty.Has(from) {
+		dst = p.addUnmoves(dst, makeMove(from, to), quietOnly)
+		if r == 3 && empty.Has(from-up) {
+			// A double push passed from; it is a parent only if it would
+			// not have left a usable en-passant square, which this child
+			// (whose square is unset) would show.
+			t := *p
+			t.ep = from
+			if !t.hasLegalEP() {
+				dst = p.addUnmoves(dst, makeMove(from-up, to), quietOnly)
+			}
+		}
+	}
+	for f := pawnAttacks[y][to] & empty; f != 0; {
+		dst = p.addUnmoves(dst, makeMove(f.PopLSB(), to), captureOnly)
+	}
+	if r == 5 {
+		// En passant: the captured pawn stood beside the capturer, behind
+		// to, and had just double-pushed from the square in front of to.
+		capSq, origin := to-up, to+up
+		if empty.Has(capSq) && empty.Has(origin) {
+			for f := pawnAttacks[y][to] & empty; f != 0; {
+				u := Unmove{move: makeMove(f.PopLSB(), to) | moveEP, captured: Pawn, parentEP: to}
+				if par := p.unmake(u); par.parentValid(true) {
+					dst = append(dst, u)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// addUnmoves appends the unmoves of forward move m with the captures the
+// mode allows, each with and without a parent en-passant square, keeping
+// those whose parent is valid.
+func (p *Position) addUnmoves(dst []Unmove, m Move, mode uncaptureMode) []Unmove {
+	if mode != captureOnly {
+		dst = p.addParent(dst, Unmove{move: m, parentEP: NoSquare})
+	}
+	if mode == quietOnly {
+		return dst
+	}
+	for _, pt := range captureKinds {
+		if pt == Pawn && (rank1|rank8).Has(m.To()) {
+			continue
+		}
+		dst = p.addParent(dst, Unmove{move: m, captured: pt, parentEP: NoSquare})
+	}
+	return dst
+}
+
+// addParent appends u if its parent is valid, then every variant of u whose
+// parent additionally has a usable en-passant square.
+func (p *Position) addParent(dst []Unmove, u Unmove) []Unmove {
+	par := p.unmake(u)
+	if !par.parentValid(u.captured != NoPieceType || u.move.Promotion() != NoPieceType) {
+		return dst
+	}
+	dst = append(dst, u)
+	// The parent's opponent (the child's side to move) may have just
+	// double-pushed a pawn the mover could take en passant.
+	x, y := par.side, par.side.Other()
+	var pushedRank Bitboard = rank5
+	down := Square(8) // from the ep square to the pushed pawn, for x White
+	if x == Black {
+		pushedRank, down = rank4, -8
+	}
+	occ := par.Occupied()
+	cands := par.pieces[Pawn] & par.colors[y] & pushedRank
+	for cands != 0 {
+		pushed := cands.PopLSB()
+		ep := pushed + down
+		origin := ep + down
+		if occ.Has(ep) || occ.Has(origin) || pawnAttacks[y][ep]&par.pieces[Pawn]&par.colors[x] == 0 {
+			continue
+		}
+		par.ep = ep
+		if par.hasLegalEP() {
+			v := u
+			v.parentEP = ep
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
+
+// Unmake returns the parent of the position for u, one of its Unmoves.
+// The parent holds the child's castling rights and u's en-passant square.
+// Its half-move clock cannot be known exactly: Unmake sets 0 after a
+// zeroing move (capture or pawn move) and the child's clock minus one
+// (never below 0) otherwise. The move number goes back by one when Black
+// made the move.
+func (p *Position) Unmake(u Unmove) Position { return p.unmake(u) }
+
+func (p *Position) unmake(u Unmove) Position {
+	q := *p
+	x, y := p.side.Other(), p.side
+	m := u.move
+	from, to := m.From(), m.To()
+	fromBB, toBB := SquareBB(from), SquareBB(to)
+	pt := q.typeAt(to)
+	q.pieces[pt] ^= toBB
+	if m.Promotion() != NoPieceType {
+		q.pieces[Pawn] ^= fromBB
+	} else {
+		q.pieces[pt] ^= fromBB
+	}
+	q.colors[x] ^= fromBB | toBB
+	if u.captured != NoPieceType {
+		capBB := toBB
+		if m.IsEnPassant() {
+			if x == White {
+				capBB = toBB >> 8
+			} else {
+				capBB = toBB << 8
+			}
+		}
+		q.pieces[u.captured] |= capBB
+		q.colors[y] |= capBB
+	}
+	q.side = x
+	q.ep = u.parentEP
+	if u.captured != NoPieceType || pt == Pawn || m.Promotion() != NoPieceType {
+		q.halfmove = 0
+	} else {
+		q.halfmove = max(p.halfmove-1, 0)
+	}
+	if x == Black {
+		q.fullmove = max(p.fullmove-1, 1)
+	}
+	return q
+}
+
+// parentValid is the part of validate an unmade parent can fail: the side
+// not to move in check, castling rights without their pieces, and (after an
+// uncapture or unpromotion, when counts is set) too many pieces.
+func (q *Position) parentValid(counts bool) bool {
+	x, y := q.side, q.side.Other()
+	occ := q.Occupied()
+	if q.attackedBy(q.kingSquare(y), x, occ) {
+		return false
+	}
+	if q.castling != 0 {
+		for i, h := range castleHomes {
+			if q.castling&(1<<i) == 0 {
+				continue
+			}
+			c := Color(i / 2)
+			if !(q.pieces[King] & q.colors[c]).Has(h.king) || !(q.pieces[Rook] & q.colors[c]).Has(h.rook) {
+				return false
+			}
+		}
+	}
+	if counts {
+		for c := White; c <= Black; c++ {
+			own := q.colors[c]
+			if own.Count() > 16 {
+				return false
+			}
+			pawns := (q.pieces[Pawn] & own).Count()
+			extra := max(0, (q.pieces[Queen]&own).Count()-1) +
+				max(0, (q.pieces[Rook]&own).Count()-2) +
+				max(0, (q.pieces[Bishop]&own).Count()-2) +
+				max(0, (q.pieces[Knight]&own).Count()-2)
+			if pawns+extra > 8 {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,202 @@
+package chess
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fenNoClocks returns the first four FEN fields: placement, side, castling
+// and en passant, the identity of a position apart from its clocks.
+func fenNoClocks(p *Position) string {
+	f := strings.Fields(p.FEN())
+	return strings.Join(f[:4], " ")
+}
+
+// unmovePositions returns random positions for the unmove properties:
+// positions of random games from the start and from sparse positions, which
+// bring promotions, under-promotions and en passant often.
+func unmovePositions(t *testing.T, seed uint64, games, sparse int) []Position {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var ps []Position
+	keep := func(p *Position, _ []Move) bool {
+		ps = append(ps, *p)
+		return true
+	}
+	for range games {
+		playout(rng, StartPosition(), 200, keep)
+	}
+	for i := range sparse {
+		playout(rng, randomSparse(t, rng, 3+i%10), 60, keep)
+	}
+	return ps
+}
+
+func unmoveBudget() (games, sparse int) {
+	if raceEnabled || testing.Short() {
+		return 2, 20
+	}
+	return 6, 80
+}
+
+// TestUnmovesSound: every generated parent is a valid position (it parses
+// back from its FEN to itself), the unmove's forward move is legal in it,
+// and playing it gives the child (the rules are the arbiter through the
+// forward generator, itself checked by perft and corentings).
+func TestUnmovesSound(t *testing.T) {
+	games, sparse := unmoveBudget()
+	var buf []Unmove
+	var mbuf []Move
+	n := 0
+	kinds := map[string]int{}
+	for _, p := range unmovePositions(t, 1, games, sparse) {
+		child := fenNoClocks(&p)
+		buf = p.Unmoves(buf[:0])
+		for _, u := range buf {
+			n++
+			kinds[unmoveKind(&p, u)]++
+			par := p.Unmake(u)
+			back, err := ParseFEN(par.FEN())
+			if err != nil {
+				t.Fatalf("%s: unmove %v gives invalid parent %s: %v", p.FEN(), u, par.FEN(), err)
+			}
+			if back != par {
+				t.Fatalf("%s: unmove %v: parent %s re-parses as %s", p.FEN(), u, par.FEN(), back.FEN())
+			}
+			mbuf = par.LegalMoves(mbuf[:0])
+			if !slices.Contains(mbuf, u.Move()) {
+				t.Fatalf("%s: unmove %v: %s is not legal in the parent %s", p.FEN(), u, u.Move(), par.FEN())
+			}
+			c := par.Play(u.Move())
+			if got := fenNoClocks(&c); got != child {
+				t.Fatalf("%s: unmove %v: parent %s plays %s to %s", p.FEN(), u, par.FEN(), u.Move(), got)
+			}
+			// Clocks as documented: zeroing moves give 0, others one less.
+			wantHM := max(p.HalfmoveClock()-1, 0)
+			if par.IsZeroing(u.Move()) {
+				wantHM = 0
+			}
+			if par.HalfmoveClock() != wantHM {
+				t.Fatalf("%s: unmove %v: parent clock %d, want %d", p.FEN(), u, par.HalfmoveClock(), wantHM)
+			}
+		}
+	}
+	t.Logf("%d unmoves checked: %v", n, kinds)
+	// The sample must exercise every kind the generator knows.
+	for _, k := range []string{"quiet", "uncapture", "unpromotion", "capturing unpromotion", "en passant", "double push", "parent en passant"} {
+		if kinds[k] == 0 {
+			t.Errorf("no unmove of kind %q in the sample", k)
+		}
+	}
+}
+
+// unmoveKind names the kind of an unmove for the coverage count.
+func unmoveKind(p *Position, u Unmove) string {
+	m := u.Move()
+	switch {
+	case m.IsEnPassant():
+		return "en passant"
+	case u.ParentEnPassant() != NoSquare:
+		return "parent en passant"
+	case m.Promotion() != NoPieceType && u.Captured() != NoPieceType:
+		return "capturing unpromotion"
+	case m.Promotion() != NoPieceType:
+		return "unpromotion"
+	case u.Captured() != NoPieceType:
+		return "uncapture"
+	case p.PieceAt(m.To()).Type() == Pawn && (m.To()-m.From() == 16 || m.From()-m.To() == 16):
+		return "double push"
+	}
+	return "quiet"
+}
+
+// TestUnmovesComplete: for every legal move of random positions that is not
+// castling and keeps the castling rights (the documented limits), the
+// child's unmoves include one leading back to the parent.
+func TestUnmovesComplete(t *testing.T) {
+	games, sparse := unmoveBudget()
+	var ubuf []Unmove
+	n := 0
+	kinds := map[string]int{}
+	for _, p := range unmovePositions(t, 2, games, sparse) {
+		parent := fenNoClocks(&p)
+		for _, m := range p.LegalMoves(nil) {
+			c := p.Play(m)
+			if m.IsCastle() || c.Castling() != p.Castling() {
+				continue
+			}
+			n++
+			ubuf = c.Unmoves(ubuf[:0])
+			found := false
+			for _, u := range ubuf {
+				if u.Move() != m {
+					continue
+				}
+				par := c.Unmake(u)
+				if fenNoClocks(&par) == parent {
+					found = true
+					kinds[unmoveKind(&c, u)]++
+					break
+				}
+			}
+			if !found {
+				var us []string
+				for _, u := range ubuf {
+					us = append(us, u.String())
+				}
+				t.Fatalf("%s: after %s (%s) no unmove gives the parent back; unmoves %v", p.FEN(), m, c.FEN(), us)
+			}
+		}
+	}
+	t.Logf("%d moves retracted: %v", n, kinds)
+	for _, k := range []string{"quiet", "uncapture", "unpromotion", "capturing unpromotion", "en passant", "double push", "parent en passant"} {
+		if kinds[k] == 0 {
+			t.Errorf("no move of kind %q in the sample", k)
+		}
+	}
+}
+
+// TestUnmoveCounts checks hand-built children whose parents follow from the
+// rules; each row's comment derives the count.
+func TestUnmoveCounts(t *testing.T) {
+	tests := []struct {
+		fen  string
+		want int
+	}{
+		// White's king came to a1 from a2, b1 or b2, capturing nothing or a
+		// black knight, bishop, rook or queen (no pawn on rank 1): 3 x 5.
+		{"k7/8/8/8/8/8/8/K7 b - - 0 1", 15},
+		// The same for Black's king on a8.
+		{"k7/8/8/8/8/8/8/K7 w - - 0 1", 15},
+		// The d6 pawn: pushed from d5 (1); captured from c5 or e5 one of
+		// five black kinds (10); took en passant from c5 or e5 (2). The
+		// king came to e1 from d1 d2 e2 f1 f2, capturing nothing or one
+		// of four kinds (25). Total 38.
+		{"4k3/8/3P4/8/8/8/8/4K3 b - - 0 1", 38},
+		// A usable en-passant square: the last move was e2-e4, only.
+		{"4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1", 1},
+		// The b8 knight came from a6, c6 or d7, capturing nothing or one of
+		// four kinds (15); or it is a promotion from b7 (1) or a capturing
+		// promotion from a7 or c7 taking one of four kinds (8). The king:
+		// 25 as above. Total 49.
+		{"1N2k3/8/8/8/8/8/8/4K3 b - - 0 1", 49},
+		// Black is in check from Re2, so the rook made the last move and
+		// came along rank 2 (a2-d2, f2-h2; from e3-e7 Black would already
+		// have been in check with White to move), capturing nothing or one
+		// of five kinds: 7 x 6 = 42. No king move leaves the check.
+		{"4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", 42},
+	}
+	for _, tc := range tests {
+		p := mustFEN(t, tc.fen)
+		us := p.Unmoves(nil)
+		if len(us) != tc.want {
+			var s []string
+			for _, u := range us {
+				s = append(s, u.String())
+			}
+			t.Errorf("%s: %d unmoves, want %d: %v", tc.fen, len(us), tc.want, s)
+		}
+	}
+}
