@@ -66,7 +66,7 @@ const (
 // prune unmoves (a child with clock 0 still gets quiet unmoves), because
 // retrograde analysis works on positions without clocks.
 func (p *Position) Unmoves(dst []Unmove) []Unmove {
-	y := p.side   // to move in the child: the side that did not move
+	y := p.side    // to move in the child: the side that did not move
 	x := y.Other() // the side that just moved
 	if p.kingSquare(x) == NoSquare || p.kingSquare(y) == NoSquare {
 		return dst
@@ -174,7 +174,7 @@ func (p *Position) addUnmoves(dst []Unmove, m Move, mode uncaptureMode) []Unmove
 		return dst
 	}
 	for _, pt := range captureKinds {
-		if pt == Pawn && (rank1|rank8).Has(m.To()) {
+		if pt == Pawn && (rank1 | rank8).Has(m.To()) {
 			continue
 		}
 		dst = p.addParent(dst, Unmove{move: m, captured: pt, parentEP: NoSquare})
