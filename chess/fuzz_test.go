@@ -1,0 +1,72 @@
+package chess
+
+import (
+	"testing"
+)
+
+// FuzzParseFEN: ParseFEN never panics, and every accepted FEN prints to a
+// FEN that parses back to the same position and prints the same. Accepted
+// positions also go through move generation, SAN, unmoves and mirroring,
+// which must not panic either.
+func FuzzParseFEN(f *testing.F) {
+	for _, s := range []string{
+		StartFEN,
+		"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+		"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+		"r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+		"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+		"8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1",
+		"5r1k/8/2p5/1n1pP3/4K3/r7/8/8 w - d6 0 2",
+		"8/8/8/KPp4r/8/8/8/7k w - c6 0 2",
+		"4k3/8/8/8/8/8/8/K7_w",
+		"4k3/8/8/8/8/8/8/K7",
+		"K7 w",
+		"",
+		"4k3/8/8/8/8/8/8/4K3 w - e6 0 1",
+		"4k3/8/8/8/8/8/PPPPPPPP/QQ2K3 w - - 0 1",
+		"8/8/8/8/8/8/8/8 w - - 0 1",
+		"4k3/8/8/8/8/8/8/4K3 w - - 99999999999999999999 1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseFEN(s)
+		if err != nil {
+			return
+		}
+		out := p.FEN()
+		q, err := ParseFEN(out)
+		if err != nil {
+			t.Fatalf("ParseFEN(%q) accepted, but its FEN %q does not parse: %v", s, out, err)
+		}
+		if q != p {
+			t.Fatalf("ParseFEN(%q): position differs after a round trip through %q", s, out)
+		}
+		if q.FEN() != out {
+			t.Fatalf("ParseFEN(%q): FEN %q prints back as %q", s, out, q.FEN())
+		}
+		m := p.Mirror()
+		if mm := m.Mirror(); mm != p {
+			t.Fatalf("%q: mirror twice differs", out)
+		}
+		if _, err := ParseFEN(m.FEN()); err != nil {
+			t.Fatalf("%q: mirror %q does not parse: %v", out, m.FEN(), err)
+		}
+		for _, mv := range p.LegalMoves(nil) {
+			_ = p.SAN(mv)
+			c := p.Play(mv)
+			if _, err := ParseFEN(c.FEN()); err != nil {
+				t.Fatalf("%q: child after %v, %q, does not parse: %v", out, mv, c.FEN(), err)
+			}
+		}
+		for _, u := range p.Unmoves(nil) {
+			par := p.Unmake(u)
+			if _, err := ParseFEN(par.FEN()); err != nil {
+				t.Fatalf("%q: parent by %v, %q, does not parse: %v", out, u, par.FEN(), err)
+			}
+		}
+		_ = p.MaterialKey()
+		_ = p.InsufficientMaterial()
+		_ = p.IsCheckmate()
+	})
+}
