@@ -1,0 +1,496 @@
+// Package ftp is a source for tables on FTP mirrors, shipped as the plugin
+// binary tbfs-source-ftp (cmd/tbfs-source-ftp), which serves ftp:// URLs.
+//
+// A URL ftp://[user[:password]@]host[:port]/dir serves the files under dir;
+// without a user the login is anonymous. Sizes come from SIZE, ranged reads
+// from REST followed by RETR (the transfer is cut off once the range has
+// arrived), listings from a walk of the directory tree. Control
+// connections are kept in a small pool and reused.
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	jftp "github.com/jlaffaye/ftp"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+// Scheme is the URL scheme this transport serves.
+const Scheme = "ftp"
+
+// Defaults of a Source.
+const (
+	// DefaultTimeout bounds one FTP operation: a dial with its login, a
+	// SIZE, or one ranged read.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxConns bounds the control connections open at once.
+	DefaultMaxConns = 8
+	// maxIdle is how many idle connections are kept for reuse.
+	maxIdle = 4
+)
+
+// Source serves the files of one directory of an FTP server.
+type Source struct {
+	addr, user, pass string
+	root             string // absolute directory on the server, no trailing slash
+	red              string // the URL without credentials
+
+	timeout time.Duration
+	slots   chan struct{} // one per open connection
+
+	mu     sync.Mutex
+	idle   []*conn
+	closed bool
+	wg     sync.WaitGroup
+}
+
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Lister = (*Source)(nil)
+)
+
+// Open opens the FTP source u names; it has the signature of a
+// source.Opener. It connects once to check the address and the login.
+func Open(ctx context.Context, u *url.URL) (source.Source, error) {
+	red := source.Redact(u)
+	fail := func(err error) (source.Source, error) {
+		return nil, &source.Error{Op: "open source", URL: red, Err: err}
+	}
+	if u.Scheme != Scheme {
+		return fail(source.Invalid("scheme %q is not ftp", u.Scheme))
+	}
+	if u.Host == "" {
+		return fail(source.Invalid("ftp URL has no host"))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fail(source.Invalid("ftp URL takes no query or fragment"))
+	}
+	root := path.Clean("/" + u.Path)
+	if strings.ContainsAny(root, "\r\n\x00") {
+		return fail(source.Invalid("ftp URL path has a control character"))
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "21")
+	}
+	s := &Source{
+		addr:    addr,
+		user:    "anonymous",
+		pass:    "anonymous",
+		root:    strings.TrimSuffix(root, "/"),
+		red:     red,
+		timeout: DefaultTimeout,
+		slots:   make(chan struct{}, DefaultMaxConns),
+	}
+	if u.User != nil {
+		s.user = u.User.Username()
+		s.pass, _ = u.User.Password()
+	}
+	c, err := s.get(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	s.put(c, nil)
+	return s, nil
+}
+
+// conn is one logged-in control connection.
+type conn struct {
+	sc   *jftp.ServerConn
+	ctrl net.Conn // the control connection's socket, for deadlines
+	used bool     // came from the idle pool
+}
+
+// get takes an idle connection or dials a new one, waiting for a free slot.
+func (s *Source) get(ctx context.Context) (*conn, error) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		<-s.slots
+		return nil, source.ErrClosed
+	}
+	s.wg.Add(1)
+	if n := len(s.idle); n > 0 {
+		c := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		c.used = true
+		return c, nil
+	}
+	s.mu.Unlock()
+	c, err := s.dial(ctx)
+	if err != nil {
+		s.wg.Done()
+		<-s.slots
+		return nil, err
+	}
+	return c, nil
+}
+
+// put returns a connection after use: to the idle pool when the operation
+// left it in a known state, closed otherwise.
+func (s *Source) put(c *conn, opErr error) {
+	defer func() { <-s.slots; s.wg.Done() }()
+	var tp *textproto.Error
+	reusable := opErr == nil || errors.As(opErr, &tp) || errors.Is(opErr, source.ErrNotFound)
+	if reusable {
+		reusable = c.ctrl.SetDeadline(time.Time{}) == nil
+	}
+	s.mu.Lock()
+	if reusable && !s.closed && len(s.idle) < maxIdle {
+		s.idle = append(s.idle, c)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	c.quit()
+}
+
+func (c *conn) quit() {
+	_ = c.ctrl.SetDeadline(time.Now().Add(time.Second))
+	_ = c.sc.Quit()
+}
+
+// dial opens and logs in a new control connection.
+func (s *Source) dial(ctx context.Context) (*conn, error) {
+	c := &conn{}
+	var d net.Dialer
+	first := true
+	dialFn := func(network, address string) (net.Conn, error) {
+		// The control connection is dialled under the caller's context;
+		// data connections, dialled later by the library, under their own
+		// deadline.
+		base := context.Background()
+		if first {
+			base = ctx
+		}
+		dctx, cancel := context.WithTimeout(base, s.timeout)
+		defer cancel()
+		nc, err := d.DialContext(dctx, network, address)
+		if err == nil && first {
+			c.ctrl, first = nc, false
+			_ = nc.SetDeadline(time.Now().Add(s.timeout))
+		}
+		return nc, err
+	}
+	sc, err := jftp.Dial(s.addr, jftp.DialWithDialFunc(dialFn), jftp.DialWithShutTimeout(s.timeout))
+	if err != nil {
+		return nil, classify(err)
+	}
+	c.sc = sc
+	stop := context.AfterFunc(ctx, func() { _ = c.ctrl.SetDeadline(time.Now()) })
+	err = sc.Login(s.user, s.pass)
+	stop()
+	if err != nil {
+		_ = c.ctrl.Close()
+		return nil, classify(err)
+	}
+	return c, nil
+}
+
+// do runs op on a pooled connection under the operation deadline and ctx.
+// An operation that failed on a reused idle connection because that
+// connection had gone stale is tried once more on a fresh one.
+func (s *Source) do(ctx context.Context, op func(c *conn) error) error {
+	for attempt := 0; ; attempt++ {
+		c, err := s.get(ctx)
+		if err != nil {
+			return err
+		}
+		_ = c.ctrl.SetDeadline(time.Now().Add(s.timeout))
+		stop := context.AfterFunc(ctx, func() { _ = c.ctrl.SetDeadline(time.Now()) })
+		err = op(c)
+		stop()
+		if err != nil && ctx.Err() != nil {
+			s.put(c, ctx.Err())
+			return ctx.Err()
+		}
+		stale := c.used && isConnFailure(err)
+		s.put(c, err)
+		if stale && attempt == 0 {
+			continue
+		}
+		return err
+	}
+}
+
+// isConnFailure reports whether err broke the connection itself rather
+// than being an answer of the server or a judgement of ours.
+func isConnFailure(err error) bool {
+	if err == nil {
+		return false
+	}
+	var tp *textproto.Error
+	if errors.As(err, &tp) {
+		return false
+	}
+	for _, kind := range []error{source.ErrNotFound, source.ErrInvalid, source.ErrPermanent, source.ErrTransient, source.ErrClosed} {
+		if errors.Is(err, kind) {
+			return false
+		}
+	}
+	return true
+}
+
+// classify maps FTP and network failures onto the source error kinds.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var tp *textproto.Error
+	if errors.As(err, &tp) {
+		switch {
+		case tp.Code == 550 || tp.Code == 551 || tp.Code == 450:
+			// File unavailable: missing, or not a plain file.
+			return fmt.Errorf("%w: %w", source.ErrNotFound, err)
+		case tp.Code >= 400 && tp.Code < 500:
+			return source.Transient(err)
+		case tp.Code == 530 || tp.Code == 532:
+			return source.Permanent(fmt.Errorf("login refused: %w", err))
+		}
+		return source.Permanent(err)
+	}
+	for _, kind := range []error{source.ErrNotFound, source.ErrInvalid, source.ErrPermanent, source.ErrTransient, source.ErrClosed, context.Canceled} {
+		if errors.Is(err, kind) {
+			return err
+		}
+	}
+	return source.Transient(err)
+}
+
+func (s *Source) path(name string) string { return s.root + "/" + name }
+
+// Open returns the named file, with its size from SIZE.
+func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
+	fail := func(err error) (source.Object, error) {
+		return nil, &source.Error{Op: "open", Name: name, URL: s.red, Err: err}
+	}
+	if err := source.CheckName(name); err != nil {
+		return fail(err)
+	}
+	var size int64
+	err := s.do(ctx, func(c *conn) error {
+		var err error
+		size, err = c.stat(s.path(name))
+		return err
+	})
+	if err != nil {
+		return fail(classify(err))
+	}
+	if size < 0 {
+		return fail(source.Permanent(fmt.Errorf("server reported size %d", size)))
+	}
+	return &object{s: s, name: name, size: size}, nil
+}
+
+// List walks the directory tree under the prefix's directory and returns
+// the files whose names start with prefix.
+func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
+	fail := func(err error) ([]source.Entry, error) {
+		return nil, &source.Error{Op: "list", Name: prefix, URL: s.red, Err: err}
+	}
+	if err := source.CheckPrefix(prefix); err != nil {
+		return fail(err)
+	}
+	start := s.root
+	if start == "" {
+		start = "/"
+	}
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		start = s.path(prefix[:i])
+	}
+	var out []source.Entry
+	err := s.do(ctx, func(c *conn) error {
+		out = out[:0]
+		// A listing of a file path lists that file; only directories are
+		// walked, and a path that is not one holds nothing.
+		if err := c.sc.ChangeDir(start); err != nil {
+			var tp *textproto.Error
+			if errors.As(err, &tp) && tp.Code >= 400 && tp.Code < 600 && tp.Code != 421 {
+				return errNotFile
+			}
+			return err
+		}
+		w := c.sc.Walk(start)
+		for w.Next() {
+			e := w.Stat()
+			if e.Type != jftp.EntryTypeFile {
+				continue
+			}
+			rel, ok := strings.CutPrefix(w.Path(), s.root+"/")
+			if !ok || source.CheckName(rel) != nil || !strings.HasPrefix(rel, prefix) {
+				continue
+			}
+			out = append(out, source.Entry{Name: rel, Size: int64(e.Size)})
+		}
+		return w.Err()
+	})
+	if err != nil {
+		err = classify(err)
+		if errors.Is(err, source.ErrNotFound) {
+			// The prefix names a directory that does not exist: nothing
+			// is under it.
+			return []source.Entry{}, nil
+		}
+		return fail(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// errNotFile is returned for a path that exists but is not a plain file.
+var errNotFile = fmt.Errorf("not a plain file: %w", source.ErrNotFound)
+
+// stat returns the size of the plain file at p. Servers answer SIZE for a
+// directory too, so the type is checked: with MLST where the server has it,
+// else by whether CWD into the path succeeds. Paths are always absolute, so
+// the working directory left behind does not matter.
+func (c *conn) stat(p string) (int64, error) {
+	e, err := c.sc.GetEntry(p)
+	var tp *textproto.Error
+	switch {
+	case err == nil:
+		if e.Type != jftp.EntryTypeFile {
+			return 0, errNotFile
+		}
+		size, err := c.sc.FileSize(p)
+		if err != nil {
+			return 0, err
+		}
+		return size, nil
+	case errors.As(err, &tp) && tp.Code == jftp.StatusNotImplemented,
+		errors.As(err, &tp) && tp.Code == jftp.StatusBadCommand:
+	default:
+		return 0, err
+	}
+	size, err := c.sc.FileSize(p)
+	if err != nil {
+		return 0, err
+	}
+	if c.sc.ChangeDir(p) == nil {
+		return 0, errNotFile
+	}
+	return size, nil
+}
+
+// Close closes the idle connections and makes later use fail with
+// ErrClosed; operations in flight finish first.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	s.wg.Wait()
+	for _, c := range idle {
+		c.quit()
+	}
+	return nil
+}
+
+// object is one file of an FTP source.
+type object struct {
+	s    *Source
+	name string
+	size int64
+
+	mu     sync.Mutex
+	closed bool
+}
+
+func (o *object) Size() int64 { return o.size }
+
+// ReadAt reads the range with REST+RETR and stops the transfer once the
+// range has arrived.
+func (o *object) ReadAt(ctx context.Context, p []byte, off int64, _ source.Hint) (int, error) {
+	fail := func(n int, err error) (int, error) {
+		return n, &source.Error{Op: "read", Name: o.name, URL: o.s.red, Err: err}
+	}
+	o.mu.Lock()
+	closed := o.closed
+	o.mu.Unlock()
+	if closed {
+		return fail(0, source.ErrClosed)
+	}
+	if err := source.CheckRange(off, len(p), o.size); err != nil {
+		return fail(0, err)
+	}
+	want := len(p)
+	if rest := o.size - off; int64(want) > rest {
+		want = int(rest)
+	}
+	if want == 0 {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	var n int
+	err := o.s.do(ctx, func(c *conn) error {
+		n = 0
+		resp, err := c.sc.RetrFrom(o.s.path(o.name), uint64(off))
+		if err != nil {
+			return err
+		}
+		_ = resp.SetDeadline(time.Now().Add(o.s.timeout))
+		stop := context.AfterFunc(ctx, func() { _ = resp.SetDeadline(time.Now()) })
+		n, err = io.ReadFull(resp, p[:want])
+		stop()
+		cerr := resp.Close()
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return source.Permanent(fmt.Errorf("file ended at %d, inside its size %d", off+int64(n), o.size))
+			}
+			return err
+		}
+		if cerr != nil {
+			// The transfer was cut off on purpose; a 4xx/5xx answer to
+			// that is expected and leaves the connection usable. Any
+			// other failure makes do drop the connection.
+			var tp *textproto.Error
+			if !errors.As(cerr, &tp) {
+				return cerr
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(0, ctx.Err())
+		}
+		return fail(0, classify(err))
+	}
+	if want < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Close marks the object closed; it holds no connection of its own.
+func (o *object) Close() error {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,318 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/tbfs/tbfs/plugins"
+	pluginpb "github.com/tbfs/tbfs/plugins/proto"
+	"github.com/tbfs/tbfs/source"
+)
+
+// Stats are a plugin's counters.
+type Stats struct {
+	// Starts counts plugin processes started, the discovery run included.
+	Starts int64
+	// Restarts counts starts that replaced a process that had crashed or
+	// stopped answering.
+	Restarts int64
+	// Failures counts processes found dead or stopped for not answering.
+	Failures int64
+	// Calls and CallErrors count RPCs and those that failed without an
+	// answer (the plugin's own error answers are not call errors).
+	Calls, CallErrors int64
+}
+
+// Plugin is one plugin binary and the process that runs it, started on
+// first use and again after it fails.
+type Plugin struct {
+	name, path string
+	opts       *Options
+	logger     hclog.Logger
+	checksum   []byte
+
+	schemes []string
+
+	mu      sync.Mutex
+	proc    *plugin.Client
+	cmd     *exec.Cmd
+	rpc     *plugins.Client
+	gen     uint64
+	lastFailed bool // the last process failed; the next start is a restart
+	closed  bool
+
+	starts, restarts, failures, calls, callErrors atomic.Int64
+}
+
+var _ conn = (*Plugin)(nil)
+
+// Name is the plugin's name: its binary's name without tbfs-source-.
+func (p *Plugin) Name() string { return p.name }
+
+// Path is the plugin binary's path.
+func (p *Plugin) Path() string { return p.path }
+
+// Schemes are the URL schemes the plugin said it serves.
+func (p *Plugin) Schemes() []string { return slices.Clone(p.schemes) }
+
+// Stats returns the plugin's counters.
+func (p *Plugin) Stats() Stats {
+	return Stats{
+		Starts:     p.starts.Load(),
+		Restarts:   p.restarts.Load(),
+		Failures:   p.failures.Load(),
+		Calls:      p.calls.Load(),
+		CallErrors: p.callErrors.Load(),
+	}
+}
+
+// PID is the process id of the running plugin process, or 0 when none
+// runs.
+func (p *Plugin) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proc == nil || p.proc.Exited() || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
+// Open opens a source for u, which must have one of the plugin's schemes.
+// It has the signature of a source.Opener, which is how the host registers
+// the plugin's schemes.
+func (p *Plugin) Open(ctx context.Context, u *url.URL) (source.Source, error) {
+	red := source.Redact(u)
+	if !slices.Contains(p.schemes, u.Scheme) {
+		return nil, &source.Error{Op: "open source", URL: red, Err: source.Invalid(
+			"plugin %s does not serve scheme %q (it serves %v)", p.name, u.Scheme, p.schemes)}
+	}
+	return openRemote(ctx, p, u.String(), red)
+}
+
+// OpenURL parses rawURL and opens it with Open.
+func (p *Plugin) OpenURL(ctx context.Context, rawURL string) (source.Source, error) {
+	u, err := source.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return p.Open(ctx, u)
+}
+
+// start runs a new plugin process and connects to it. The caller holds
+// p.mu or owns p exclusively.
+func (p *Plugin) start() (*plugin.Client, *exec.Cmd, *plugins.Client, error) {
+	cmd := exec.Command(p.path)
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  plugins.Handshake,
+		Plugins:          plugin.PluginSet{plugins.PluginName: &plugins.Plugin{}},
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           p.logger,
+		AutoMTLS:         true,
+		StartTimeout:     p.opts.StartTimeout,
+		GRPCDialOptions: []grpc.DialOption{
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(plugins.MaxMessageSize)),
+		},
+	}
+	if p.checksum != nil {
+		cfg.SecureConfig = &plugin.SecureConfig{Checksum: p.checksum, Hash: sha256.New()}
+	}
+	c := plugin.NewClient(cfg)
+	p.starts.Add(1)
+	proto, err := c.Client()
+	if err != nil {
+		c.Kill()
+		return nil, nil, nil, p.refused(err)
+	}
+	raw, err := proto.Dispense(plugins.PluginName)
+	if err != nil {
+		c.Kill()
+		return nil, nil, nil, p.refused(err)
+	}
+	rpc, ok := raw.(*plugins.Client)
+	if !ok {
+		c.Kill()
+		return nil, nil, nil, p.refused(fmt.Errorf("dispensed %T, not a source client", raw))
+	}
+	return c, cmd, rpc, nil
+}
+
+// refused explains why a plugin could not be started or spoken to.
+func (p *Plugin) refused(err error) error {
+	why := err.Error()
+	switch {
+	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
+		why = "its SHA-256 does not match the configured checksum"
+	case errors.Is(err, plugin.ErrProcessNotFound):
+		why = "its process vanished"
+	}
+	return &source.Error{Op: "start plugin", URL: p.path, Err: source.Permanent(fmt.Errorf(
+		"plugin %s refused: %s (this host speaks tbfs plugin protocol %d over gRPC; a plugin must be built with plugins/sdk of the same protocol version)",
+		p.name, why, plugins.ProtocolVersion))}
+}
+
+// client returns the running process's client, starting a process if none
+// runs (or the last one exited).
+func (p *Plugin) client(ctx context.Context) (*plugins.Client, uint64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, 0, source.ErrClosed
+	}
+	if p.proc != nil && !p.proc.Exited() {
+		return p.rpc, p.gen, nil
+	}
+	if p.proc != nil {
+		// The process exited by itself.
+		p.stopLocked("exited")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	c, cmd, rpc, err := p.start()
+	if err != nil {
+		return nil, 0, err
+	}
+	if p.lastFailed {
+		p.restarts.Add(1)
+		p.lastFailed = false
+		p.logger.Info("plugin restarted", "restarts", p.restarts.Load())
+	}
+	p.gen++
+	p.proc, p.cmd, p.rpc = c, cmd, rpc
+	return rpc, p.gen, nil
+}
+
+// running returns the running process's client without starting one.
+func (p *Plugin) running() (*plugins.Client, uint64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proc == nil || p.proc.Exited() {
+		return nil, 0, false
+	}
+	return p.rpc, p.gen, true
+}
+
+func (p *Plugin) timeout() time.Duration { return p.opts.CallTimeout }
+
+func (p *Plugin) countCall(failed bool) {
+	p.calls.Add(1)
+	if failed {
+		p.callErrors.Add(1)
+	}
+}
+
+// failed handles a call to generation gen that got no answer. A call that
+// timed out may only have been slow: the process is stopped only if it
+// does not answer a health check either. Any other failure of the
+// connection means the process is gone or unusable.
+func (p *Plugin) failed(gen uint64, timedOut bool) {
+	p.mu.Lock()
+	if p.gen != gen || p.proc == nil {
+		p.mu.Unlock()
+		return
+	}
+	rpc := p.rpc
+	p.mu.Unlock()
+	if timedOut {
+		ctx, cancel := context.WithTimeout(context.Background(), p.opts.HealthTimeout)
+		_, err := rpc.Health.Check(ctx, &grpc_health_v1.HealthCheckRequest{Service: plugin.GRPCServiceName})
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gen == gen && p.proc != nil {
+		if timedOut {
+			p.stopLocked("not answering")
+		} else {
+			p.stopLocked("connection failed")
+		}
+	}
+}
+
+// stopLocked forgets the current process after a failure and makes sure it
+// is gone. It kills by PID first: go-plugin's own Kill asks the process to
+// shut down and would wait on a hung one.
+func (p *Plugin) stopLocked(why string) {
+	c, cmd := p.proc, p.cmd
+	p.proc, p.cmd, p.rpc = nil, nil, nil
+	p.lastFailed = true
+	p.failures.Add(1)
+	p.logger.Warn("plugin process failed", "reason", why)
+	if cmd != nil && cmd.Process != nil && !c.Exited() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+	}
+	go c.Kill()
+}
+
+// close stops the plugin process, if one runs, and refuses further use.
+func (p *Plugin) close() {
+	p.mu.Lock()
+	c := p.proc
+	p.proc, p.cmd, p.rpc = nil, nil, nil
+	p.closed = true
+	p.mu.Unlock()
+	if c != nil {
+		c.Kill()
+	}
+}
+
+// discover starts the plugin once to ask which schemes it serves, then
+// stops it; the plugin runs again on first use.
+func (p *Plugin) discover(ctx context.Context) error {
+	c, _, rpc, err := p.start()
+	if err != nil {
+		return err
+	}
+	defer c.Kill()
+	ctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
+	defer cancel()
+	resp, err := rpc.Schemes(ctx, &pluginpb.SchemesRequest{})
+	if err != nil {
+		return p.refused(fmt.Errorf("asking for its URL schemes: %w", err))
+	}
+	var schemes []string
+	for _, s := range resp.GetSchemes() {
+		if !validScheme(s) {
+			return p.refused(fmt.Errorf("it claims the invalid URL scheme %q", s))
+		}
+		if !slices.Contains(schemes, s) {
+			schemes = append(schemes, s)
+		}
+	}
+	if len(schemes) == 0 {
+		return p.refused(errors.New("it serves no URL scheme"))
+	}
+	p.schemes = schemes
+	return nil
+}
+
+// validScheme accepts lower-case RFC 3986 schemes.
+func validScheme(s string) bool {
+	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,29 @@
+// Package plugintest builds plugin binaries for tests: real executables,
+// run as real subprocesses by the host.
+package plugintest
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// Build compiles the main package at pkgDir (relative to the repository
+// root, such as "plugins/ftp/cmd/tbfs-source-ftp") into dir/binName and
+// returns the binary's path. The build is bounded in time.
+func Build(t testing.TB, dir, pkgDir, binName string) string {
+	t.Helper()
+	out := filepath.Join(dir, binName)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./"+pkgDir)
+	cmd.Dir = testenv.RepoRoot(t)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkgDir, err, b)
+	}
+	return out
+}
