@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/internal/httprange"
 )
 
 func init() {
@@ -274,7 +275,7 @@ func (s *Source) probe(ctx context.Context, name string) (int64, error) {
 	defer drain(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
-		_, _, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		_, _, total, err := httprange.Parse(resp.Header.Get("Content-Range"))
 		if err != nil {
 			return 0, source.Permanent(err)
 		}
@@ -296,37 +297,6 @@ func (s *Source) probe(ctx context.Context, name string) (int64, error) {
 		return resp.ContentLength, nil
 	}
 	return 0, statusErr(resp)
-}
-
-// parseContentRange parses "bytes first-last/total" (total may be "*", given
-// as -1).
-func parseContentRange(h string) (first, last, total int64, err error) {
-	bad := fmt.Errorf("malformed Content-Range %q", h)
-	rest, ok := strings.CutPrefix(h, "bytes ")
-	if !ok {
-		return 0, 0, 0, bad
-	}
-	rng, tot, ok := strings.Cut(rest, "/")
-	if !ok {
-		return 0, 0, 0, bad
-	}
-	a, b, ok := strings.Cut(rng, "-")
-	if !ok {
-		return 0, 0, 0, bad
-	}
-	if first, err = strconv.ParseInt(a, 10, 64); err != nil || first < 0 {
-		return 0, 0, 0, bad
-	}
-	if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
-		return 0, 0, 0, bad
-	}
-	total = -1
-	if tot != "*" {
-		if total, err = strconv.ParseInt(tot, 10, 64); err != nil || total <= last {
-			return 0, 0, 0, bad
-		}
-	}
-	return first, last, total, nil
 }
 
 // List reads the manifest (once; later calls reuse it) and returns its
@@ -519,7 +489,7 @@ func (o *object) fetch(ctx context.Context, p []byte, off int64) (int, error) {
 	defer drain(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
-		first, gotLast, total, err := parseContentRange(resp.Header.Get("Content-Range"))
+		first, gotLast, total, err := httprange.Parse(resp.Header.Get("Content-Range"))
 		if err != nil {
 			return 0, source.Permanent(err)
 		}

@@ -1,0 +1,264 @@
+package s3_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/s3"
+	"github.com/tbfs/tbfs/source/s3/s3test"
+	"github.com/tbfs/tbfs/source/sourcetest"
+)
+
+// TestConformance runs the suite against versitygw serving the fixtures as
+// a bucket, opened by URL with the keys in the environment, the way a front
+// end opens it.
+func TestConformance(t *testing.T) {
+	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
+		srv, u := s3test.ServeDir(t, dir)
+		srv.Setenv(t)
+		src, err := source.Open(context.Background(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	})
+}
+
+// TestConformancePrefix serves the fixtures below a key prefix.
+func TestConformancePrefix(t *testing.T) {
+	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
+		root := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, "bkt", "tables"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(dir, filepath.Join(root, "bkt", "tables", "v1")); err != nil {
+			t.Fatal(err)
+		}
+		// A neighbour whose key shares the prefix's first letters must not
+		// show up in the prefix's listing.
+		if err := os.WriteFile(filepath.Join(root, "bkt", "tables", "v1x"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv := s3test.Start(t, root)
+		src, err := s3.New(context.Background(), srv.Config("bkt", "tables/v1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	})
+}
+
+// TestPagination: more than 1000 objects need several ListObjectsV2 pages;
+// the arbiter is the set of files the test wrote.
+func TestPagination(t *testing.T) {
+	root := t.TempDir()
+	const n = 1234
+	dir := filepath.Join(root, "many", "p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d", i)), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := s3test.Start(t, root)
+	cfg := srv.Config("many", "")
+	counter := &countingClient{inner: http.DefaultClient}
+	cfg.HTTPClient = counter
+	src, err := s3.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got, err := src.List(context.Background(), "p/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("listed %d objects, want %d", len(got), n)
+	}
+	if pages := counter.n.Load(); pages < 2 {
+		t.Errorf("listing %d objects took %d requests; S3 pages hold at most 1000 keys", n, pages)
+	}
+	for i, e := range got {
+		if want := fmt.Sprintf("p/%05d", i); e.Name != want || e.Size != int64(len(fmt.Sprint(i))) {
+			t.Fatalf("entry %d = %+v, want %s of %d bytes", i, e, want, len(fmt.Sprint(i)))
+		}
+	}
+	// p/01230..p/01233 exist (4 names) since n = 1234.
+	got, err = src.List(context.Background(), "p/0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Errorf("List(p/0123) gave %d entries, want 4 (p/01230..p/01233)", len(got))
+	}
+}
+
+// countingClient counts the requests it sends.
+type countingClient struct {
+	inner *http.Client
+	n     atomic.Int64
+}
+
+func (c *countingClient) Do(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.inner.Do(r)
+}
+
+// TestFailures: missing bucket, wrong keys, an empty prefix and a missing
+// key, each with the error kind the S3 semantics call for.
+func TestFailures(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bkt", "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bkt", "d", "f"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t, root)
+	ctx := context.Background()
+
+	t.Run("missing bucket", func(t *testing.T) {
+		src, err := s3.New(ctx, srv.Config("nosuchbucket", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.Open(ctx, "d/f")
+		if !errors.Is(err, source.ErrPermanent) || errors.Is(err, source.ErrNotFound) {
+			t.Errorf("Open in a missing bucket: err = %v, want ErrPermanent only", err)
+		}
+		if !strings.Contains(err.Error(), "nosuchbucket") {
+			t.Errorf("error %q does not name the bucket", err)
+		}
+		_, err = src.List(ctx, "")
+		if !errors.Is(err, source.ErrPermanent) {
+			t.Errorf("List in a missing bucket: err = %v, want ErrPermanent", err)
+		}
+	})
+	t.Run("wrong credentials", func(t *testing.T) {
+		cfg := srv.Config("bkt", "")
+		cfg.Credentials = s3.StaticCredentials(s3test.AccessKey, "not-the-secret")
+		src, err := s3.New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.Open(ctx, "d/f")
+		if !errors.Is(err, source.ErrPermanent) {
+			t.Errorf("Open with a wrong secret: err = %v, want ErrPermanent", err)
+		}
+		if strings.Contains(err.Error(), "not-the-secret") {
+			t.Errorf("error %q shows the secret", err)
+		}
+		_, err = src.List(ctx, "")
+		if !errors.Is(err, source.ErrPermanent) {
+			t.Errorf("List with a wrong secret: err = %v, want ErrPermanent", err)
+		}
+	})
+	t.Run("anonymous on a private bucket", func(t *testing.T) {
+		src, err := source.Open(ctx, srv.URL("bkt", "")+"&anonymous=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Open(ctx, "d/f"); !errors.Is(err, source.ErrPermanent) {
+			t.Errorf("anonymous Open: err = %v, want ErrPermanent", err)
+		}
+	})
+	t.Run("empty prefix", func(t *testing.T) {
+		src, err := s3.New(ctx, srv.Config("bkt", "nothing/here"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := src.List(ctx, "")
+		if err != nil || len(got) != 0 {
+			t.Errorf("List under an empty prefix = %v, %v; want no entries and no error", got, err)
+		}
+		if _, err := src.Open(ctx, "f"); !errors.Is(err, source.ErrNotFound) {
+			t.Errorf("Open under an empty prefix: err = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("server gone", func(t *testing.T) {
+		cfg := srv.Config("bkt", "")
+		cfg.Endpoint = "http://127.0.0.1:1"
+		src, err := s3.New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Open(ctx, "d/f"); !errors.Is(err, source.ErrTransient) {
+			t.Errorf("Open with nothing listening: err = %v, want ErrTransient", err)
+		}
+	})
+}
+
+// TestEnvEndpoint: with no endpoint in the URL, AWS_ENDPOINT_URL_S3 from the
+// standard configuration is used.
+func TestEnvEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x"), []byte("xyz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := s3test.ServeDir(t, dir)
+	srv.Setenv(t)
+	src, err := source.Open(context.Background(), "s3://tbfs?path_style=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := src.Open(context.Background(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj.Size() != 3 {
+		t.Errorf("size %d, want 3", obj.Size())
+	}
+}
+
+// TestParseURL: the URL grammar of the package documentation.
+func TestParseURL(t *testing.T) {
+	cases := []struct {
+		in   string
+		want s3.Config
+		bad  bool
+	}{
+		{in: "s3://b", want: s3.Config{Bucket: "b"}},
+		{in: "s3://b/", want: s3.Config{Bucket: "b"}},
+		{in: "s3://b/p/q/", want: s3.Config{Bucket: "b", Prefix: "p/q"}},
+		{in: "s3://b/p?region=eu-west-1&path_style=true&anonymous=1&endpoint=http://127.0.0.1:9000",
+			want: s3.Config{Bucket: "b", Prefix: "p", Region: "eu-west-1", PathStyle: true, Anonymous: true, Endpoint: "http://127.0.0.1:9000"}},
+		{in: "s3://b?profile=prod&timeout=5s", want: s3.Config{Bucket: "b", Profile: "prod", Timeout: 5e9}},
+		{in: "s3:///p", bad: true},
+		{in: "s3://key:secret@b/p", bad: true},
+		{in: "s3://b/../x", bad: true},
+		{in: "s3://b/a//b", bad: true},
+		{in: "s3://b?path_style=maybe", bad: true},
+		{in: "s3://b?timeout=-1s", bad: true},
+		{in: "s3://b?endpoint=ftp://x", bad: true},
+		{in: "s3://b?endpiont=http://x", bad: true},
+		{in: "http://b", bad: true},
+	}
+	for _, c := range cases {
+		u, err := url.Parse(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s3.ParseURL(u)
+		if c.bad {
+			if !errors.Is(err, source.ErrInvalid) {
+				t.Errorf("ParseURL(%q): err = %v, want ErrInvalid", c.in, err)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("ParseURL(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+}
