@@ -28,6 +28,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "mate":
 		return runMate(ctx, args[1:], stdin, stdout, stderr)
+	case "geister":
+		return runGeister(ctx, args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "tbprobe: unknown subcommand %q\n", args[0])
 	return 2

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/source"
+	_ "github.com/tbfs/tbfs/source/mmap" // the file transport for local --tables paths
+)
+
+// geisterUsage is printed for -h and for usage errors.
+const geisterUsage = `usage: tbprobe geister [--tables URL]... [--json] [--children] [BOARD...]
+
+Probes Geister perfect-information tables. A BOARD is either the readable
+notation (six rows separated by '/', row 1 = the side to move's exit row
+first, columns A..F; B R own blue/red, b r opponent blue/red, . empty) or a
+48-character GAT board with every colour known. With no BOARD, boards are
+read one per line from standard input ('#' starts a comment line).
+
+The value is the stored byte: 0 no result within 210 plies (draw), odd v the
+side to move wins in v plies, even v it loses in v plies. With --children
+every legal move is listed, best first, with its child's value from the
+child's side to move.
+
+--tables may be given several times (searched in order); the default is the
+fixtures in the repository's testdata/geister.
+`
+
+// geisterMoveJSON is one move of tbprobe geister --json --children.
+type geisterMoveJSON struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Dir     string `json:"dir"`
+	Capture string `json:"capture"`
+	Value   uint8  `json:"value"`
+	Best    bool   `json:"best"`
+}
+
+// geisterJSON is one answer of tbprobe geister --json.
+type geisterJSON struct {
+	Board  string            `json:"board"`
+	Value  *uint8            `json:"value,omitempty"`
+	Result string            `json:"result,omitempty"`
+	Plies  *int              `json:"plies,omitempty"`
+	Moves  []geisterMoveJSON `json:"moves,omitempty"`
+	Error  string            `json:"error,omitempty"`
+}
+
+// urlList is a repeatable string flag.
+type urlList []string
+
+func (u *urlList) String() string     { return strings.Join(*u, ",") }
+func (u *urlList) Set(s string) error { *u = append(*u, s); return nil }
+
+// runGeister implements "tbprobe geister". It returns 0 when every board
+// was answered, 1 when some could not be (bad board, missing or corrupt
+// table), 2 for a usage error or tables that cannot be opened at all.
+func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("geister", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, geisterUsage)
+		fs.PrintDefaults()
+	}
+	var tables urlList
+	fs.Var(&tables, "tables", "location of table files: a directory, file://, s3://, http(s):// URL (repeatable)")
+	asJSON := fs.Bool("json", false, "print one JSON object per board")
+	children := fs.Bool("children", false, "list every legal move with its child's value")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if len(tables) == 0 {
+		dir, err := defaultGeisterTables()
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe geister: %v; give --tables\n", err)
+			return 2
+		}
+		tables = urlList{dir}
+	}
+	var srcs []source.Source
+	defer func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}()
+	for _, u := range tables {
+		s, err := source.Open(ctx, u)
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe geister: tables %s: %v\n", u, err)
+			return 2
+		}
+		srcs = append(srcs, s)
+	}
+	tb, err := geister.Open(geister.Options{}, srcs...)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
+		return 2
+	}
+	defer tb.Close()
+
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	failed := false
+	answer := func(board string) {
+		ans := probeGeister(ctx, tb, board, *children)
+		if ans.Error != "" {
+			failed = true
+		}
+		if *asJSON {
+			b, _ := json.Marshal(ans)
+			out.Write(append(b, '\n'))
+			return
+		}
+		writeGeisterText(out, ans)
+	}
+	if boards := fs.Args(); len(boards) > 0 {
+		for _, b := range boards {
+			answer(b)
+		}
+	} else {
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			answer(line)
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		if err := sc.Err(); err != nil {
+			fmt.Fprintf(stderr, "tbprobe geister: reading boards: %v\n", err)
+			failed = true
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "tbprobe geister: %v\n", ctx.Err())
+		failed = true
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// probeGeister answers one board.
+func probeGeister(ctx context.Context, tb *geister.Tablebase, board string, children bool) geisterJSON {
+	p, err := geister.Parse(board)
+	if err != nil {
+		return geisterJSON{Board: board, Error: err.Error()}
+	}
+	ans := geisterJSON{Board: p.String()}
+	fill := func(v uint8) {
+		r := geister.ResultOf(v)
+		ans.Value, ans.Result, ans.Plies = &v, r.Outcome.String(), &r.Plies
+	}
+	if !children {
+		v, err := tb.DTW(ctx, p)
+		if err != nil {
+			ans.Error = err.Error()
+			return ans
+		}
+		fill(v)
+		return ans
+	}
+	ms, err := tb.Moves(ctx, p)
+	if err != nil {
+		ans.Error = err.Error()
+		return ans
+	}
+	fill(ms.Value)
+	ans.Moves = make([]geisterMoveJSON, 0, len(ms.List))
+	for _, mv := range ms.List {
+		capture := "-"
+		if mv.Capture != geister.Empty {
+			capture = string(mv.Capture.Letter())
+		}
+		ans.Moves = append(ans.Moves, geisterMoveJSON{
+			From: mv.From.Coord(), To: mv.To.Coord(), Dir: mv.Dir.String(),
+			Capture: capture, Value: mv.Value, Best: mv.Best,
+		})
+	}
+	return ans
+}
+
+// writeGeisterText prints one answer for people: the board, the value and
+// its meaning, then the moves when asked for.
+func writeGeisterText(w io.Writer, ans geisterJSON) {
+	if ans.Error != "" {
+		fmt.Fprintf(w, "%s\terror: %s\n", ans.Board, ans.Error)
+		return
+	}
+	fmt.Fprintf(w, "%s\t%d\t%s\n", ans.Board, *ans.Value, describe(*ans.Value))
+	for _, m := range ans.Moves {
+		best := ""
+		if m.Best {
+			best = "\tbest"
+		}
+		fmt.Fprintf(w, "  %s-%s %s capture %s\tchild %d (%s for the opponent)%s\n",
+			m.From, m.To, m.Dir, m.Capture, m.Value, describe(m.Value), best)
+	}
+}
+
+func describe(v uint8) string {
+	r := geister.ResultOf(v)
+	if r.Outcome == geister.Draw {
+		return "draw"
+	}
+	return fmt.Sprintf("%s in %d", r.Outcome, r.Plies)
+}
+
+// defaultGeisterTables finds testdata/geister in the repository around the
+// working directory.
+func defaultGeisterTables() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "testdata", "geister")
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no testdata/geister found above the working directory")
+		}
+		dir = parent
+	}
+}

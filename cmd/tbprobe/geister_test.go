@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// geisterOracle reads the committed id000 subset of the reference oracle's
+// values.tsv: board and value columns.
+func geisterOracle(t *testing.T) (boards []string, values []int) {
+	t.Helper()
+	f, err := os.Open(testenv.Testdata(t, "geister", "values_id000.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var header []string
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), "\t")
+		if header == nil {
+			header = fields
+			continue
+		}
+		row := map[string]string{}
+		for i, h := range header {
+			row[h] = fields[i]
+		}
+		v, err := strconv.Atoi(row["value"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		boards = append(boards, row["board"], row["gat"])
+		values = append(values, v, v)
+	}
+	return boards, values
+}
+
+// TestGeisterCLIOracle feeds every committed oracle board (both notations)
+// on standard input and checks each JSON answer against the reference
+// value.
+func TestGeisterCLIOracle(t *testing.T) {
+	boards, values := geisterOracle(t)
+	var stdout, stderr bytes.Buffer
+	code := runGeister(context.Background(), []string{"--json", "--tables", testenv.Testdata(t, "geister")},
+		strings.NewReader(strings.Join(boards, "\n")+"\n"), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr.String())
+	}
+	dec := json.NewDecoder(&stdout)
+	for i := range boards {
+		var ans geisterJSON
+		if err := dec.Decode(&ans); err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		if ans.Error != "" || ans.Value == nil || int(*ans.Value) != values[i] {
+			t.Errorf("%s: %+v, oracle value %d", boards[i], ans, values[i])
+		}
+		wantResult := map[bool]string{true: "win", false: "loss"}[values[i]%2 == 1]
+		if values[i] == 0 {
+			wantResult = "draw"
+		}
+		if ans.Result != wantResult || ans.Plies == nil || *ans.Plies != values[i] {
+			t.Errorf("%s: result %q plies %v for value %d", boards[i], ans.Result, ans.Plies, values[i])
+		}
+	}
+}
+
+// TestGeisterCLIChildren checks --children on oracle example 1 of
+// FORMAT.md §7 (value 2: every move lets the opponent win at once, so each
+// child is 1) and the text form.
+func TestGeisterCLIChildren(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	board := "...r../....../..B.../.R..../....../b....."
+	code := runGeister(context.Background(), []string{"--json", "--children", board}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var ans geisterJSON
+	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil {
+		t.Fatal(err)
+	}
+	if *ans.Value != 2 || len(ans.Moves) != 8 {
+		t.Fatalf("%+v", ans)
+	}
+	for _, m := range ans.Moves {
+		if m.Value != 1 || len(m.From) != 2 || len(m.To) != 2 || m.Capture != "-" {
+			t.Errorf("move %+v", m)
+		}
+	}
+	stdout.Reset()
+	if code := runGeister(context.Background(), []string{"--children", board}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("text exit %d", code)
+	}
+	if !strings.HasPrefix(stdout.String(), board+"\t2\tloss in 2\n") || strings.Count(stdout.String(), "\n") != 9 {
+		t.Errorf("text output:\n%s", stdout.String())
+	}
+}
+
+func TestGeisterCLIErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"bad flag", []string{"--nope"}, 2},
+		{"bad tables scheme", []string{"--tables", "nosuch://x", "B...../....../..R.../....../...b../...r.."}, 2},
+		{"bad board", []string{"B....."}, 1},
+		{"no table", []string{".BB.../....../..R.../....../...b../...rr."}, 1},
+		{"impossible board", []string{"BBBBB./....../..R.../....../...b../...r.."}, 1},
+		{"help", []string{"-h"}, 0},
+	}
+	for _, tc := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := runGeister(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr); code != tc.code {
+			t.Errorf("%s: exit %d, want %d (stderr %s)", tc.name, code, tc.code, stderr.String())
+		}
+	}
+	var stdout bytes.Buffer
+	runGeister(context.Background(), []string{"--json", "B....."}, nil, &stdout, &bytes.Buffer{})
+	var ans geisterJSON
+	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil || ans.Error == "" || ans.Board != "B....." {
+		t.Errorf("JSON error answer %q: %+v %v", stdout.String(), ans, err)
+	}
+}
