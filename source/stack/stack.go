@@ -1,0 +1,110 @@
+// Package stack opens a source by URL with the wrappers a front end wants
+// around it, in the one order that makes their counters meaningful:
+//
+//	cache → retry → metrics → transport
+//
+// The metrics wrapper sits right above the transport, so Stats().Requests
+// is the number of requests the transport really made (retries included);
+// the retry wrapper repeats transient failures below the cache, so a cached
+// block is fetched at most once per reader even when its fetch needed
+// retries; the cache is outermost, so hits cost no request at all. Local
+// sources (file URLs and plain paths) are memory-mapped already and get no
+// cache.
+//
+// It imports source/all, so every built-in transport is registered.
+package stack
+
+import (
+	"context"
+
+	"github.com/tbfs/tbfs/source"
+	_ "github.com/tbfs/tbfs/source/all" // every built-in transport
+	"github.com/tbfs/tbfs/source/cache"
+	"github.com/tbfs/tbfs/source/metrics"
+	"github.com/tbfs/tbfs/source/retry"
+)
+
+// Options tune the stack; the zero value is what a front end should use.
+type Options struct {
+	// CacheBytes is the block cache budget for remote sources. Zero means
+	// cache.DefaultBudget; a negative value turns the cache off.
+	CacheBytes int64
+	// BlockSize is the cache's block size. Zero means
+	// cache.DefaultBlockSize.
+	BlockSize int
+	// Retry is the retry policy; its Counters field is set by Open.
+	Retry retry.Policy
+	// CacheLocal caches local sources too (useful only for measuring).
+	CacheLocal bool
+}
+
+// Stack is an opened source with its wrappers. It is itself a source and a
+// lister.
+type Stack struct {
+	top      source.Source
+	counters *metrics.Counters
+	cache    *cache.Source
+}
+
+var (
+	_ source.Source = (*Stack)(nil)
+	_ source.Lister = (*Stack)(nil)
+)
+
+// Open opens rawURL with source.Open and wraps it as the package
+// documentation describes.
+func Open(ctx context.Context, rawURL string, opts Options) (*Stack, error) {
+	u, err := source.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := source.Open(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return Wrap(raw, u.Scheme != "file", opts), nil
+}
+
+// Wrap builds the stack over a source opened some other way; remote says
+// whether it gets the cache.
+func Wrap(raw source.Source, remote bool, opts Options) *Stack {
+	c := new(metrics.Counters)
+	p := opts.Retry
+	p.Counters = c
+	var top source.Source = retry.Wrap(metrics.Wrap(raw, c), p)
+	st := &Stack{counters: c}
+	if (remote || opts.CacheLocal) && opts.CacheBytes >= 0 {
+		st.cache = cache.Wrap(top, cache.Options{Budget: opts.CacheBytes, BlockSize: opts.BlockSize, Counters: c})
+		top = st.cache
+	}
+	st.top = top
+	return st
+}
+
+// Stats returns a snapshot of every counter in the stack.
+func (s *Stack) Stats() metrics.Stats { return s.counters.Stats() }
+
+// CachedBytes is the number of bytes the cache holds now (0 without one).
+func (s *Stack) CachedBytes() int64 {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.Used()
+}
+
+// Open opens the named object through the stack.
+func (s *Stack) Open(ctx context.Context, name string) (source.Object, error) {
+	return s.top.Open(ctx, name)
+}
+
+// List lists through the stack; it fails with source.ErrUnsupported when
+// the transport cannot list.
+func (s *Stack) List(ctx context.Context, prefix string) ([]source.Entry, error) {
+	return source.List(ctx, s.top, prefix)
+}
+
+// Close closes every layer.
+func (s *Stack) Close() error { return s.top.Close() }
+
+// Unwrap returns the outermost wrapper.
+func (s *Stack) Unwrap() source.Source { return s.top }
