@@ -444,10 +444,12 @@ func Perft(p Position, depth int) uint64 {
 	if depth <= 0 {
 		return 1
 	}
-	return perft(&p, depth)
+	return perft(p, depth)
 }
 
-func perft(p *Position, depth int) uint64 {
+// perft takes the position by value: recursion defeats escape analysis for
+// a pointer to a local child, which would put every child on the heap.
+func perft(p Position, depth int) uint64 {
 	var buf [256]Move
 	moves := p.LegalMoves(buf[:0])
 	if depth == 1 {
@@ -455,24 +457,24 @@ func perft(p *Position, depth int) uint64 {
 	}
 	var n uint64
 	for _, m := range moves {
-		c := *p
+		c := p
 		c.playInPlace(m)
-		n += perft(&c, depth-1)
+		n += perft(c, depth-1)
 	}
 	return n
 }
 
 // perftFull counts the leaves without bulk counting: every leaf is made.
-func perftFull(p *Position, depth int) uint64 {
+func perftFull(p Position, depth int) uint64 {
 	if depth == 0 {
 		return 1
 	}
 	var buf [256]Move
 	var n uint64
 	for _, m := range p.LegalMoves(buf[:0]) {
-		c := *p
+		c := p
 		c.playInPlace(m)
-		n += perftFull(&c, depth-1)
+		n += perftFull(c, depth-1)
 	}
 	return n
 }
