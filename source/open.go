@@ -97,7 +97,8 @@ func Redact(u *url.URL) string {
 	for k := range q {
 		lk := strings.ToLower(k)
 		if strings.Contains(lk, "secret") || strings.Contains(lk, "token") ||
-			strings.Contains(lk, "password") || strings.Contains(lk, "key") {
+			strings.Contains(lk, "password") || strings.Contains(lk, "key") ||
+			strings.Contains(lk, "signature") || strings.Contains(lk, "credential") {
 			q.Set(k, "REDACTED")
 			changed = true
 		}

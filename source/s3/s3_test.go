@@ -262,3 +262,27 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseURL: s3.ParseURL never panics, and what it accepts names a
+// bucket and a prefix that is empty or a valid object name.
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{"s3://b", "s3://b/p/q?region=r&path_style=true", "s3://b/../x", "s3://u:p@b", "s3://b?timeout=1s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := source.ParseURL(raw)
+		if err != nil {
+			return
+		}
+		cfg, err := s3.ParseURL(u)
+		if err != nil {
+			if !errors.Is(err, source.ErrInvalid) {
+				t.Fatalf("ParseURL(%q) error %v is not ErrInvalid", raw, err)
+			}
+			return
+		}
+		if cfg.Bucket == "" || cfg.Prefix != "" && source.CheckName(cfg.Prefix) != nil {
+			t.Fatalf("ParseURL(%q) accepted %+v", raw, cfg)
+		}
+	})
+}
