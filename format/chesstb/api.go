@@ -123,6 +123,7 @@ func (tb *Tablebase) root(pos *chess.Position) (n node, res Result, done bool, e
 		return n, res, false, nil
 	}
 	res.HasWDL, res.HasDTZ, res.HasDTM = true, true, true
+	res.HasDTM50, res.HasDTC = true, true
 	return n, res, true, nil
 }
 
@@ -142,7 +143,7 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 		return res, err
 	}
 	p := &prober{ctx: ctx, tb: tb}
-	r, err := p.probeImpl(&n, 0)
+	r, err := p.probeNode(&n, pos.HalfmoveClock(), 0)
 	if err != nil {
 		return res, err
 	}
@@ -156,6 +157,16 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 		res.DTM, res.HasDTM = signed(r.dtm, r.dtmW), true
 	} else {
 		res.unavailable(MetricDTM, r.dtmErr)
+	}
+	if r.hasDTM50 {
+		res.DTM50, res.HasDTM50 = r.publicDTM50(), true
+	} else {
+		res.unavailable(MetricDTM50, r.dtm50Err)
+	}
+	if r.hasDTC {
+		res.DTC, res.HasDTC = r.publicDTC(), true
+	} else {
+		res.unavailable(MetricDTC, r.dtcErr)
 	}
 	return res, nil
 }

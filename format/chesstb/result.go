@@ -84,6 +84,17 @@ type Result struct {
 	DTM    int
 	HasDTM bool
 
+	// DTM50 is the number of plies to mate under the 50-move rule with the
+	// count starting at the position's half-move clock: 0 where the clock
+	// has taken the win (a draw), and for cursed and blessed positions.
+	DTM50    int
+	HasDTM50 bool
+	// DTC is the distance to conversion at the position's half-move clock
+	// (pushes owed, signed plies to the next zeroing move); zero where no
+	// push budget fits the clock.
+	DTC    DTC
+	HasDTC bool
+
 	// Unavailable says why a metric is missing: ErrNoTable when no source
 	// holds its table, ErrUnsupported for a table form not decoded yet,
 	// ErrUnresolved when a dropped frame could not be rebuilt.
