@@ -47,13 +47,13 @@ type Plugin struct {
 
 	schemes []string
 
-	mu      sync.Mutex
-	proc    *plugin.Client
-	cmd     *exec.Cmd
-	rpc     *plugins.Client
-	gen     uint64
+	mu         sync.Mutex
+	proc       *plugin.Client
+	cmd        *exec.Cmd
+	rpc        *plugins.Client
+	gen        uint64
 	lastFailed bool // the last process failed; the next start is a restart
-	closed  bool
+	closed     bool
 
 	starts, restarts, failures, calls, callErrors atomic.Int64
 }
