@@ -50,6 +50,9 @@ func (p *prober) distance(k Kind, n *node, w wdlv, depth int) (uint16, error) {
 	if err != nil {
 		return 0, err
 	}
+	if t.hdr.frames[c].lossOnly && (w == wWin || w == wCursed) {
+		derive = true // a loss-only frame prices losses only
+	}
 	if derive {
 		if k == KindDTZ {
 			return p.deriveDTZ(n, w, depth)

@@ -226,14 +226,18 @@ func cellIndex(t *tableFile, c int, ps *pieceSet) (uint64, error) {
 	return idx, nil
 }
 
-// unsupportedFrame refuses the frame forms issue 5 decodes.
+// unsupportedFrame refuses the frame forms the format does not define: a
+// relaxed distance frame and a loss-only WDL frame (WDL carries the class
+// every derive reads). Relaxed WDL frames are raised by their bound
+// (relaxed.go); loss-only distance frames rebuild their wins (packFrame,
+// distance).
 func unsupportedFrame(t *tableFile, c int) error {
 	f := &t.hdr.frames[c]
 	switch {
-	case f.relaxed:
-		return t.fileErr(-1, fmt.Errorf("%w: relaxed WDL frame", ErrUnsupported))
-	case f.lossOnly:
-		return t.fileErr(-1, fmt.Errorf("%w: loss-only frame", ErrUnsupported))
+	case f.relaxed && t.kind != KindWDL:
+		return t.fileErr(-1, fmt.Errorf("%w: relaxed %s frame", ErrUnsupported, t.kind))
+	case f.lossOnly && t.kind == KindWDL:
+		return t.fileErr(-1, fmt.Errorf("%w: loss-only WDL frame", ErrUnsupported))
 	}
 	return nil
 }
@@ -267,12 +271,12 @@ func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
 	if err != nil {
 		return wIllegal, t.fileErr(-1, err)
 	}
-	return w, nil
+	return p.raiseByBound(t, c, w, n, depth)
 }
 
 // wdlStored is the raw code of a quiet child, which always lies in the kept
 // frame of the same material; the boundary markers stay intact.
-func (p *prober) wdlStored(n *node) (uint8, error) {
+func (p *prober) wdlStored(n *node, depth int) (uint8, error) {
 	t, err := p.tb.table(p.ctx, KindWDL, n.mat)
 	if err != nil {
 		return storedIllegal, err
@@ -294,7 +298,10 @@ func (p *prober) wdlStored(n *node) (uint8, error) {
 	if err == nil && s > storedIllegal {
 		err = t.fileErr(-1, corruptf("WDL code %d", s))
 	}
-	return s, err
+	if err != nil {
+		return s, err
+	}
+	return p.raiseStored(t, c, s, n, depth)
 }
 
 // wdlImpl is the class of n with the en-passant overlay: each legal ep
@@ -356,7 +363,7 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 			}
 			mw = cw.invert()
 		default:
-			cs, err := p.wdlStored(&cn)
+			cs, err := p.wdlStored(&cn, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}

@@ -1,0 +1,208 @@
+package chesstb
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tbfs/tbfs/format/chesstb/internal/changepoint"
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// packExpect is a row's expected value of every metric, as probe_fen
+// printed it; ok is false where it printed nothing.
+type packExpect struct {
+	wdl            int
+	dtz, dtm       int
+	dtzOK, dtmOK   bool
+	dtc            DTC
+	dtcOK          bool
+	dtm50          int
+	dtm50OK        bool
+	dtcRaw, d50Raw string
+}
+
+// parseClassValue reads probe_fen's "CLASS/value" and "CLASS/order/value"
+// fields: WIN/51 is +51, LOSE/n is -n, DRAW/0 is 0.
+func parseClassValue(t testing.TB, s string, parts int) (vals []int, ok bool) {
+	t.Helper()
+	if s == "" {
+		return nil, false
+	}
+	f := strings.Split(s, "/")
+	if len(f) != parts {
+		t.Fatalf("field %q: want %d parts", s, parts)
+	}
+	sign := 0
+	switch f[0] {
+	case "WIN":
+		sign = 1
+	case "LOSE":
+		sign = -1
+	case "DRAW":
+	default:
+		t.Fatalf("field %q: class %q", s, f[0])
+	}
+	for i, x := range f[1:] {
+		v, err := strconv.Atoi(x)
+		if err != nil {
+			t.Fatalf("field %q: %v", s, err)
+		}
+		if i == len(f)-2 {
+			v *= sign
+		}
+		vals = append(vals, v)
+	}
+	return vals, true
+}
+
+func (r oracleRow) expectAll(t testing.TB) packExpect {
+	t.Helper()
+	var e packExpect
+	e.wdl, e.dtz, e.dtzOK, e.dtm, e.dtmOK = r.expected(t)
+	if v, ok := parseClassValue(t, r.dtc, 3); ok {
+		e.dtc, e.dtcOK = DTC{Pushes: v[0], Plies: v[1]}, true
+		if e.dtc.Plies == 0 {
+			e.dtc.Pushes = 0
+		}
+	}
+	if v, ok := parseClassValue(t, r.dtm50, 2); ok {
+		e.dtm50, e.dtm50OK = v[0], true
+	}
+	e.dtcRaw, e.d50Raw = r.dtc, r.dtm50
+	return e
+}
+
+// compareAll lists every metric of res that disagrees with the row.
+func compareAll(e packExpect, res *Result) []string {
+	var d []string
+	check := func(name string, wantOK bool, want int, has bool, got int, why error) {
+		switch {
+		case wantOK && !has:
+			d = append(d, fmt.Sprintf("%s missing (%v)", name, why))
+		case wantOK && got != want:
+			d = append(d, fmt.Sprintf("%s %d want %d", name, got, want))
+		case !wantOK && has && got != 0:
+			d = append(d, fmt.Sprintf("%s %d where the reference has none", name, got))
+		}
+	}
+	if !res.HasWDL || res.WDL != e.wdl {
+		d = append(d, fmt.Sprintf("wdl %d want %d", res.WDL, e.wdl))
+	}
+	check("dtz", e.dtzOK, e.dtz, res.HasDTZ, res.DTZ, res.Unavailable[MetricDTZ])
+	check("dtm", e.dtmOK, e.dtm, res.HasDTM, res.DTM, res.Unavailable[MetricDTM])
+	check("dtm50", e.dtm50OK, e.dtm50, res.HasDTM50, res.DTM50, res.Unavailable[MetricDTM50])
+	check("dtc.plies", e.dtcOK, e.dtc.Plies, res.HasDTC, res.DTC.Plies, res.Unavailable[MetricDTC])
+	check("dtc.pushes", e.dtcOK, e.dtc.Pushes, res.HasDTC, res.DTC.Pushes, res.Unavailable[MetricDTC])
+	return d
+}
+
+// formDirs is the search order a row's forms column means: the folder
+// itself, and for the reduced forms that folder before shipped/.
+func formDirs(base, form string) []string {
+	switch form {
+	case "lossonly", "relaxed":
+		return []string{filepath.Join(base, form), filepath.Join(base, "shipped")}
+	}
+	return []string{filepath.Join(base, form)}
+}
+
+// stateTally counts, per pack kind and record shape, the cells read and the
+// rows whose answer was right, so every shape is shown reached and correct.
+type stateTally struct {
+	mu      sync.Mutex
+	cur     map[[2]uint8]bool
+	reached map[[2]uint8]int
+	wrong   map[[2]uint8]int
+}
+
+func (s *stateTally) install(t *testing.T) {
+	s.cur = map[[2]uint8]bool{}
+	s.reached = map[[2]uint8]int{}
+	s.wrong = map[[2]uint8]int{}
+	f := func(k Kind, st changepoint.State) {
+		s.mu.Lock()
+		s.cur[[2]uint8{uint8(k), uint8(st)}] = true
+		s.mu.Unlock()
+	}
+	packVisitHook.Store(&f)
+	t.Cleanup(func() { packVisitHook.Store(nil) })
+}
+
+func (s *stateTally) row(ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.cur {
+		s.reached[k]++
+		if !ok {
+			s.wrong[k]++
+		}
+	}
+	clear(s.cur)
+}
+
+// TestPackOracle compares every metric of every oracle row (probe.tsv,
+// children.tsv, seed_cases.tsv) with each table set its forms column
+// names. The arbiter is the reference prober's printed output. Every record
+// shape of both packs must be reached by some row, and all such rows right.
+func TestPackOracle(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	var tally stateTally
+	tally.install(t)
+	ctx := context.Background()
+	for _, form := range []string{"shipped", "full", "lossonly", "relaxed"} {
+		for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
+			t.Run(form+"/"+file, func(t *testing.T) {
+				rows := readOracle(t, filepath.Join(base, "oracle", file), file == "children.tsv")
+				var sel []oracleRow
+				for _, r := range rows {
+					if r.hasForm(form) {
+						sel = append(sel, r)
+					}
+				}
+				if (testing.Short() || packRace) && len(sel) > 400 {
+					sel = sample(sel, 400)
+				}
+				tb := openDirs(t, Options{}, formDirs(base, form)...)
+				bad := 0
+				for _, r := range sel {
+					pos := r.position(t)
+					e := r.expectAll(t)
+					res, err := tb.Probe(ctx, &pos)
+					var diffs []string
+					if err != nil {
+						diffs = []string{err.Error()}
+					} else {
+						diffs = compareAll(e, &res)
+					}
+					tally.row(len(diffs) == 0)
+					if len(diffs) > 0 {
+						bad++
+						if bad <= 30 {
+							t.Errorf("line %d %s %s (dtc %s dtm50 %s): %s", r.line, r.fen, r.move, e.dtcRaw, e.d50Raw, strings.Join(diffs, "; "))
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("%d of %d rows mismatch", bad, len(sel))
+				}
+			})
+		}
+	}
+	for _, k := range []Kind{KindDTM50, KindDTC} {
+		for st := changepoint.Const; st <= changepoint.Multi; st++ {
+			key := [2]uint8{uint8(k), uint8(st)}
+			t.Logf("%s %s: %d rows read it, %d wrong", k, st, tally.reached[key], tally.wrong[key])
+			if tally.reached[key] == 0 {
+				t.Errorf("no row reached a %s %s record", k, st)
+			}
+			if tally.wrong[key] != 0 {
+				t.Errorf("%d rows reading a %s %s record are wrong", tally.wrong[key], k, st)
+			}
+		}
+	}
+}
