@@ -1,0 +1,69 @@
+package chess
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSliderAttacks compares the magic lookups with walking the rays square
+// by square (the definition of a slider's attacks) on random occupancies.
+func TestSliderAttacks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for sq := Square(0); sq < 64; sq++ {
+		for range 300 {
+			occ := Bitboard(rng.Uint64() & rng.Uint64())
+			if got, want := RookAttacks(sq, occ), slideAttacks(sq, rookDirs, occ); got != want {
+				t.Fatalf("RookAttacks(%v, %#x) = %#x, want %#x", sq, occ, got, want)
+			}
+			if got, want := BishopAttacks(sq, occ), slideAttacks(sq, bishopDirs, occ); got != want {
+				t.Fatalf("BishopAttacks(%v, %#x) = %#x, want %#x", sq, occ, got, want)
+			}
+		}
+	}
+}
+
+// TestKnownMagicsFit: the stored magics are the ones in use, so start-up
+// never falls back to searching.
+func TestKnownMagicsFit(t *testing.T) {
+	for sq := range 64 {
+		if rookMagics[sq].magic != rookSeeds[sq] || bishopMagics[sq].magic != bishopSeeds[sq] {
+			t.Errorf("square %v: a stored magic did not fit and was replaced", Square(sq))
+		}
+	}
+}
+
+// TestLeaperTables spot-checks the leaper tables against the rules.
+func TestLeaperTables(t *testing.T) {
+	sq := func(s string) Square {
+		x, err := ParseSquare(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	bb := func(ss ...string) Bitboard {
+		var b Bitboard
+		for _, s := range ss {
+			b |= SquareBB(sq(s))
+		}
+		return b
+	}
+	tests := []struct {
+		name      string
+		got, want Bitboard
+	}{
+		{"knight a1", KnightAttacks(A1), bb("b3", "c2")},
+		{"knight e4", KnightAttacks(E4), bb("d6", "f6", "g5", "g3", "f2", "d2", "c3", "c5")},
+		{"king h8", KingAttacks(H8), bb("g8", "g7", "h7")},
+		{"white pawn a2", PawnAttacks(White, A2), bb("b3")},
+		{"black pawn e5", PawnAttacks(Black, E5), bb("d4", "f4")},
+		{"between a1 h8", between[A1][H8], bb("b2", "c3", "d4", "e5", "f6", "g7")},
+		{"between a1 b3", between[A1][B3], 0},
+		{"line c3 e5", line[C3][E5], bb("a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8")},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("%s: %#x, want %#x", tc.name, tc.got, tc.want)
+		}
+	}
+}
