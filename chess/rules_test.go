@@ -448,7 +448,18 @@ func TestSAN(t *testing.T) {
 			t.Errorf("ParseMove(%q) = %v, want ErrIllegalMove", bad, err)
 		}
 	}
-	if m, err := p.ParseMove("Ng1f3"); err != nil || m.UCI() != "g1f3" {
-		t.Errorf("ParseMove(Ng1f3) = %v, %v", m, err)
+	for _, tc := range []struct{ fen, in, uci string }{
+		{StartFEN, "Ng1f3", "g1f3"},
+		{StartFEN, "Nf3!?", "g1f3"},
+		{StartFEN, " e2e4 ", "e2e4"},
+		{"k7/4P3/8/8/8/8/8/4K3 w - - 0 1", "e8q", "e7e8q"},
+		{"k7/4P3/8/8/8/8/8/4K3 w - - 0 1", "e8N", "e7e8n"},
+		{"k7/4P3/8/8/8/8/8/4K3 w - - 0 1", "E7E8R", "e7e8r"},
+		{"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "0-0-0", "e1c1"},
+	} {
+		p := mustFEN(t, tc.fen)
+		if m, err := p.ParseMove(tc.in); err != nil || m.UCI() != tc.uci {
+			t.Errorf("%s: ParseMove(%q) = %v, %v; want %s", tc.fen, tc.in, m, err, tc.uci)
+		}
 	}
 }

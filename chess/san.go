@@ -111,6 +111,10 @@ func (p *Position) ParseMove(s string) (Move, error) {
 	norm := strings.TrimRight(t, "+#!?")
 	norm = strings.ReplaceAll(norm, "0", "O")
 	norm = strings.ReplaceAll(norm, "=", "")
+	// Accept a lower-case promotion letter after the destination ("e8q").
+	if n := len(norm); n >= 3 && norm[n-2] >= '1' && norm[n-2] <= '8' && strings.IndexByte("nbrq", norm[n-1]) >= 0 {
+		norm = norm[:n-1] + strings.ToUpper(norm[n-1:])
+	}
 	if norm == "" {
 		return NoMove, fmt.Errorf("%w: empty move", ErrIllegalMove)
 	}
