@@ -167,39 +167,62 @@ func (p *Position) pawnUnmoves(dst []Unmove, to, up Square, r int, empty Bitboar
 // mode allows, each with and without a parent en-passant square, keeping
 // those whose parent is valid.
 func (p *Position) addUnmoves(dst []Unmove, m Move, mode uncaptureMode) []Unmove {
-	if mode != captureOnly {
-		dst = p.addParent(dst, Unmove{move: m, parentEP: NoSquare})
+	base := p.unmake(Unmove{move: m, parentEP: NoSquare})
+	if !base.castlingConsistent() {
+		return dst
+	}
+	x, y := base.side, base.side.Other()
+	ky := base.kingSquare(y)
+	// An uncaptured piece belongs to the side not moving, so it can only
+	// block attacks on its own king: when the quiet parent leaves that king
+	// unattacked, so does every uncapture, and only counts need checking.
+	attacked := base.attackedBy(ky, x, base.Occupied())
+	unpromo := m.Promotion() != NoPieceType
+	if mode != captureOnly && !attacked && (!unpromo || base.countsPossible()) {
+		dst = base.appendWithEP(dst, Unmove{move: m, parentEP: NoSquare})
 	}
 	if mode == quietOnly {
 		return dst
 	}
+	to := m.To()
+	toBB := SquareBB(to)
 	for _, pt := range captureKinds {
-		if pt == Pawn && (rank1 | rank8).Has(m.To()) {
+		if pt == Pawn && (rank1|rank8)&toBB != 0 {
 			continue
 		}
-		dst = p.addParent(dst, Unmove{move: m, captured: pt, parentEP: NoSquare})
+		par := base
+		par.pieces[pt] |= toBB
+		par.colors[y] |= toBB
+		par.halfmove = 0
+		if attacked && par.attackedBy(ky, x, par.Occupied()) {
+			continue
+		}
+		if !par.countsPossible() {
+			continue
+		}
+		dst = par.appendWithEP(dst, Unmove{move: m, captured: pt, parentEP: NoSquare})
 	}
 	return dst
 }
 
-// addParent appends u if its parent is valid, then every variant of u whose
-// parent additionally has a usable en-passant square.
-func (p *Position) addParent(dst []Unmove, u Unmove) []Unmove {
-	par := p.unmake(u)
-	if !par.parentValid(u.captured != NoPieceType || u.move.Promotion() != NoPieceType) {
-		return dst
-	}
+// appendWithEP appends u, whose parent q is valid, then every variant of u
+// whose parent additionally has a usable en-passant square: the parent's
+// opponent (the child's side to move) may have just double-pushed a pawn
+// the mover could take en passant.
+func (q *Position) appendWithEP(dst []Unmove, u Unmove) []Unmove {
 	dst = append(dst, u)
-	// The parent's opponent (the child's side to move) may have just
-	// double-pushed a pawn the mover could take en passant.
-	x, y := par.side, par.side.Other()
+	x, y := q.side, q.side.Other()
 	var pushedRank Bitboard = rank5
 	down := Square(8) // from the ep square to the pushed pawn, for x White
 	if x == Black {
 		pushedRank, down = rank4, -8
 	}
+	cands := q.pieces[Pawn] & q.colors[y] & pushedRank
+	if cands == 0 {
+		return dst
+	}
+	par := *q
 	occ := par.Occupied()
-	cands := par.pieces[Pawn] & par.colors[y] & pushedRank
 	for cands != 0 {
 		pushed := cands.PopLSB()
 		ep := pushed + down
@@ -268,36 +291,46 @@ func (p *Position) unmake(u Unmove) Position {
 // not to move in check, castling rights without their pieces, and (after an
 // uncapture or unpromotion, when counts is set) too many pieces.
 func (q *Position) parentValid(counts bool) bool {
-	x, y := q.side, q.side.Other()
-	occ := q.Occupied()
-	if q.attackedBy(q.kingSquare(y), x, occ) {
+	if q.attackedBy(q.kingSquare(q.side.Other()), q.side, q.Occupied()) {
 		return false
 	}
-	if q.castling != 0 {
-		for i, h := range castleHomes {
-			if q.castling&(1<<i) == 0 {
-				continue
-			}
-			c := Color(i / 2)
-			if !(q.pieces[King] & q.colors[c]).Has(h.king) || !(q.pieces[Rook] & q.colors[c]).Has(h.rook) {
-				return false
-			}
+	return q.castlingConsistent() && (!counts || q.countsPossible())
+}
+
+// castlingConsistent reports whether every castling right has its king and
+// rook at home.
+func (q *Position) castlingConsistent() bool {
+	if q.castling == 0 {
+		return true
+	}
+	for i, h := range castleHomes {
+		if q.castling&(1<<i) == 0 {
+			continue
+		}
+		c := Color(i / 2)
+		if !(q.pieces[King] & q.colors[c]).Has(h.king) || !(q.pieces[Rook] & q.colors[c]).Has(h.rook) {
+			return false
 		}
 	}
-	if counts {
-		for c := White; c <= Black; c++ {
-			own := q.colors[c]
-			if own.Count() > 16 {
-				return false
-			}
-			pawns := (q.pieces[Pawn] & own).Count()
-			extra := max(0, (q.pieces[Queen]&own).Count()-1) +
-				max(0, (q.pieces[Rook]&own).Count()-2) +
-				max(0, (q.pieces[Bishop]&own).Count()-2) +
-				max(0, (q.pieces[Knight]&own).Count()-2)
-			if pawns+extra > 8 {
-				return false
-			}
+	return true
+}
+
+// countsPossible reports whether each side's pieces could stand on the
+// board together: at most 16, at most 8 pawns, and no more promoted pieces
+// than missing pawns.
+func (q *Position) countsPossible() bool {
+	for c := White; c <= Black; c++ {
+		own := q.colors[c]
+		if own.Count() > 16 {
+			return false
+		}
+		pawns := (q.pieces[Pawn] & own).Count()
+		extra := max(0, (q.pieces[Queen]&own).Count()-1) +
+			max(0, (q.pieces[Rook]&own).Count()-2) +
+			max(0, (q.pieces[Bishop]&own).Count()-2) +
+			max(0, (q.pieces[Knight]&own).Count()-2)
+		if pawns+extra > 8 {
+			return false
 		}
 	}
 	return true
