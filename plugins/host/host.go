@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -217,15 +218,32 @@ func (h *Host) probe(ctx context.Context, name, path string) (*Plugin, error) {
 	return p, nil
 }
 
-// Register routes each plugin's schemes to it with source.Register, except
-// schemes already registered (by a built-in transport or an earlier
-// plugin), and records which were routed in Infos.
+// routes maps URL schemes to the live plugin serving them. source.Register
+// cannot unregister, so each scheme is registered once with an opener that
+// looks its plugin up here; a closed host removes its routes, and a later
+// host may claim them.
+var routes = struct {
+	sync.Mutex
+	live       map[string]*Plugin
+	registered map[string]bool
+}{live: map[string]*Plugin{}, registered: map[string]bool{}}
+
+// Register routes each plugin's schemes to it through source.Open, except
+// schemes another transport already serves (a built-in one, or a plugin of
+// this or another live host), and records which were routed in Infos.
 func (h *Host) Register() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	taken := map[string]bool{}
+	if h.closed {
+		return
+	}
+	routes.Lock()
+	defer routes.Unlock()
+	builtin := map[string]bool{}
 	for _, s := range source.Schemes() {
-		taken[s] = true
+		if !routes.registered[s] {
+			builtin[s] = true
+		}
 	}
 	for i := range h.infos {
 		info := &h.infos[i]
@@ -233,16 +251,34 @@ func (h *Host) Register() {
 			continue
 		}
 		for _, s := range info.Schemes {
-			if taken[s] {
-				if !slices.Contains(info.Registered, s) {
-					h.opts.Logger.Warn("plugin scheme already served; not registered", "plugin", info.Name, "scheme", s)
-				}
+			if slices.Contains(info.Registered, s) {
 				continue
 			}
-			taken[s] = true
-			source.Register(s, info.Plugin.Open)
+			if builtin[s] || routes.live[s] != nil {
+				h.opts.Logger.Warn("URL scheme already served; plugin not registered for it", "plugin", info.Name, "scheme", s)
+				continue
+			}
+			routes.live[s] = info.Plugin
+			if !routes.registered[s] {
+				routes.registered[s] = true
+				source.Register(s, routeOpener(s))
+			}
 			info.Registered = append(info.Registered, s)
 		}
+	}
+}
+
+// routeOpener opens URLs of scheme with the plugin that serves it now.
+func routeOpener(scheme string) source.Opener {
+	return func(ctx context.Context, u *url.URL) (source.Source, error) {
+		routes.Lock()
+		p := routes.live[scheme]
+		routes.Unlock()
+		if p == nil {
+			return nil, &source.Error{Op: "open source", URL: source.Redact(u), Err: fmt.Errorf(
+				"the plugin host that served scheme %q was closed: %w", scheme, source.ErrClosed)}
+		}
+		return p.Open(ctx, u)
 	}
 }
 
@@ -280,6 +316,13 @@ func (h *Host) Close() error {
 	ps := h.plugins
 	h.closed = true
 	h.mu.Unlock()
+	routes.Lock()
+	for s, p := range routes.live {
+		if slices.Contains(ps, p) {
+			delete(routes.live, s)
+		}
+	}
+	routes.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range ps {
 		wg.Go(p.close)

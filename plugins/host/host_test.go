@@ -1,0 +1,434 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/tbfs/tbfs/plugins/host"
+	"github.com/tbfs/tbfs/plugins/internal/plugintest"
+	"github.com/tbfs/tbfs/source"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  string
+)
+
+// bins builds the test plugins once per test binary into a directory that
+// TestMain removes, and returns that directory.
+func bins(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		d, err := os.MkdirTemp("", "tbfs-plugins-")
+		if err != nil {
+			buildErr = err.Error()
+			return
+		}
+		binDir = d
+		plugintest.Build(t, d, "testdata/plugins/faulty", "tbfs-source-faulty")
+		plugintest.Build(t, d, "testdata/plugins/bad", "bad")
+	})
+	if buildErr != "" || binDir == "" {
+		t.Fatalf("building test plugins: %s", buildErr)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// pluginDir makes a plugin directory holding links to the named built
+// binaries (name → file in bins).
+func pluginDir(t *testing.T, links map[string]string) string {
+	t.Helper()
+	src := bins(t)
+	dir := t.TempDir()
+	for name, bin := range links {
+		if err := os.Symlink(filepath.Join(src, bin), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// logSink is a host logger whose lines a test can wait for.
+type logSink struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	waits map[string]chan struct{}
+}
+
+func newLogSink() *logSink { return &logSink{waits: map[string]chan struct{}{}} }
+
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for s, ch := range l.waits {
+		if strings.Contains(l.buf.String(), s) {
+			close(ch)
+			delete(l.waits, s)
+		}
+	}
+	return len(p), nil
+}
+
+// wait returns a channel closed once a line containing s was logged after
+// the call.
+func (l *logSink) wait(s string) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Reset()
+	ch := make(chan struct{})
+	l.waits[s] = ch
+	return ch
+}
+
+func (l *logSink) logger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: "host", Level: hclog.Debug, Output: l})
+}
+
+func writeFile(t *testing.T, dir, name string, data []byte) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDiscover loads a directory with good and broken plugins: the good one
+// is found with its scheme, each broken one is refused with a message that
+// says why, and the rest of the directory is ignored.
+func TestDiscover(t *testing.T) {
+	dir := pluginDir(t, map[string]string{
+		"tbfs-source-faulty":     "tbfs-source-faulty",
+		"tbfs-source-badversion": "bad",
+		"tbfs-source-badcookie":  "bad",
+		"unrelated-binary":       "bad",
+	})
+	writeFile(t, dir, "tbfs-source-notexec", []byte("#!/bin/sh\n"))
+	junk := filepath.Join(dir, "tbfs-source-junk")
+	if err := os.WriteFile(junk, []byte("#!/bin/sh\necho this is not a plugin\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Load(context.Background(), dir, host.Options{StartTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	want := map[string]string{ // name → "" for usable, else a word its error must contain
+		"faulty":     "",
+		"badversion": "protocol version",
+		"badcookie":  "refused",
+		"notexec":    "not executable",
+		"junk":       "refused",
+	}
+	infos := h.Infos()
+	if len(infos) != len(want) {
+		t.Errorf("found %d plugins, want %d: %+v", len(infos), len(want), infos)
+	}
+	for _, info := range infos {
+		w, ok := want[info.Name]
+		switch {
+		case !ok:
+			t.Errorf("unexpected plugin %q", info.Name)
+		case w == "" && info.Err != nil:
+			t.Errorf("plugin %s: %v", info.Name, info.Err)
+		case w == "" && (len(info.Schemes) != 1 || info.Schemes[0] != "faulty"):
+			t.Errorf("plugin %s serves %v, want [faulty]", info.Name, info.Schemes)
+		case w != "" && (info.Err == nil || !strings.Contains(info.Err.Error(), w)):
+			t.Errorf("plugin %s: err = %v, want one mentioning %q", info.Name, info.Err, w)
+		}
+	}
+	if p := h.Plugin("faulty"); p == nil || p.PID() != 0 {
+		t.Errorf("faulty plugin should be found and not running before first use")
+	}
+}
+
+// TestBadVersionMessage: the refusal of a plugin of another protocol
+// version names both versions.
+func TestBadVersionMessage(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"tbfs-source-badversion": "bad"})
+	h := host.New(host.Options{})
+	defer h.Close()
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	infos := h.Infos()
+	if len(infos) != 1 || infos[0].Err == nil {
+		t.Fatalf("infos = %+v, want one refused plugin", infos)
+	}
+	msg := infos[0].Err.Error()
+	for _, s := range []string{"ncompatible API version", "99", "protocol 1"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("refusal %q does not mention %q", msg, s)
+		}
+	}
+	if !errors.Is(infos[0].Err, source.ErrPermanent) {
+		t.Errorf("refusal is not permanent: %v", infos[0].Err)
+	}
+}
+
+// faultyHost loads the faulty plugin with the given timeouts and opens a
+// source on a directory holding "a.bin" and "hang/x".
+func faultyHost(t *testing.T, opts host.Options) (*host.Plugin, source.Source, []byte) {
+	t.Helper()
+	dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+	data := t.TempDir()
+	content := bytes.Repeat([]byte("tbfs plugin fault test\n"), 1000)
+	writeFile(t, data, "a.bin", content)
+	writeFile(t, data, "hang/x", content)
+	h := host.New(opts)
+	t.Cleanup(func() { h.Close() })
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Plugin("faulty")
+	if p == nil {
+		t.Fatalf("faulty plugin not usable: %+v", h.Infos())
+	}
+	src, err := p.OpenURL(context.Background(), "faulty://"+data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return p, src, content
+}
+
+func readAt(ctx context.Context, obj source.Object, n int, off int64) ([]byte, error) {
+	buf := make([]byte, n)
+	got, err := obj.ReadAt(ctx, buf, off, source.HintData)
+	return buf[:got], err
+}
+
+// TestKillMidRead kills the plugin process by its PID while a read is in
+// flight in it: the read fails with ErrTransient (because the connection
+// broke, not because the deadline passed), the next use starts a new
+// process, objects opened before the crash keep working, and the restart
+// is counted.
+func TestKillMidRead(t *testing.T) {
+	logs := newLogSink()
+	p, src, content := faultyHost(t, host.Options{Logger: logs.logger(), CallTimeout: 2 * time.Minute})
+	ctx := context.Background()
+	good, err := src.Open(ctx, "a.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+	hang, err := src.Open(ctx, "hang/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hang.Close()
+	pid := p.PID()
+	if pid == 0 {
+		t.Fatal("no plugin process after open")
+	}
+	blocked := logs.wait("read blocked")
+	done := make(chan error, 1)
+	go func() {
+		_, err := readAt(ctx, hang, 100, 0)
+		done <- err
+	}()
+	// The plugin's log line, carried through the host's logger, says the
+	// read has reached it.
+	<-blocked
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	if !errors.Is(err, source.ErrTransient) {
+		t.Fatalf("read in flight during the kill: err = %v, want ErrTransient", err)
+	}
+	if strings.Contains(err.Error(), "did not answer within") {
+		t.Errorf("the crash was noticed only by the deadline: %v", err)
+	}
+	got, err := readAt(ctx, good, 50, 100)
+	if err != nil {
+		t.Fatalf("read after the crash: %v", err)
+	}
+	if !bytes.Equal(got, content[100:150]) {
+		t.Error("read after the restart returned the wrong bytes")
+	}
+	if np := p.PID(); np == 0 || np == pid {
+		t.Errorf("PID after restart = %d (was %d), want a new process", np, pid)
+	}
+	st := p.Stats()
+	if st.Restarts != 1 || st.Failures != 1 {
+		t.Errorf("stats after one crash: %+v, want 1 restart and 1 failure", st)
+	}
+}
+
+// TestHungPlugin stops the plugin process (SIGSTOP) so it answers nothing:
+// a read fails with ErrTransient after the call deadline and the failed
+// health check, the hung process is killed, and the next read runs on a new
+// process.
+func TestHungPlugin(t *testing.T) {
+	p, src, content := faultyHost(t, host.Options{CallTimeout: time.Second, HealthTimeout: time.Second})
+	ctx := context.Background()
+	obj, err := src.Open(ctx, "a.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	pid := p.PID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	_, err = readAt(ctx, obj, 10, 0)
+	if !errors.Is(err, source.ErrTransient) {
+		t.Fatalf("read from a hung plugin: err = %v, want ErrTransient", err)
+	}
+	got, err := readAt(ctx, obj, 10, 5)
+	if err != nil {
+		t.Fatalf("read after the hang: %v", err)
+	}
+	if !bytes.Equal(got, content[5:15]) {
+		t.Error("read after the restart returned the wrong bytes")
+	}
+	if st := p.Stats(); st.Restarts != 1 {
+		t.Errorf("stats: %+v, want 1 restart", st)
+	}
+}
+
+// TestCallerCancel: a caller's cancellation ends a read stuck in the plugin
+// with the context's error, and does not count as a plugin failure.
+func TestCallerCancel(t *testing.T) {
+	logs := newLogSink()
+	p, src, _ := faultyHost(t, host.Options{Logger: logs.logger()})
+	ctx, cancel := context.WithCancel(context.Background())
+	hang, err := src.Open(ctx, "hang/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := logs.wait("read blocked")
+	done := make(chan error, 1)
+	go func() {
+		_, err := readAt(ctx, hang, 10, 0)
+		done <- err
+	}()
+	<-blocked
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read: err = %v, want context.Canceled", err)
+	}
+	if st := p.Stats(); st.Failures != 0 {
+		t.Errorf("a cancelled read counted as a plugin failure: %+v", st)
+	}
+}
+
+// TestChecksum: with --plugin-sha256 a plugin runs only if its binary has
+// the configured SHA-256; the arbiter is crypto/sha256 of the file.
+func TestChecksum(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+	b, err := os.ReadFile(filepath.Join(dir, "tbfs-source-faulty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	wrong := sum
+	wrong[0] ^= 1
+	cases := []struct {
+		what      string
+		checksums map[string][]byte
+		refusal   string // "" when the plugin must be usable
+	}{
+		{"matching", map[string][]byte{"faulty": sum[:]}, ""},
+		{"not matching", map[string][]byte{"faulty": wrong[:]}, "SHA-256 does not match"},
+		{"missing while required", map[string][]byte{"other": sum[:]}, "no configured SHA-256"},
+	}
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			h := host.New(host.Options{Checksums: c.checksums})
+			defer h.Close()
+			if err := h.Discover(context.Background(), dir); err != nil {
+				t.Fatal(err)
+			}
+			info := h.Infos()[0]
+			if c.refusal == "" {
+				if info.Err != nil {
+					t.Errorf("plugin refused: %v", info.Err)
+				}
+				return
+			}
+			if info.Err == nil || !strings.Contains(info.Err.Error(), c.refusal) {
+				t.Errorf("err = %v, want a refusal mentioning %q", info.Err, c.refusal)
+			}
+		})
+	}
+	name, got, err := host.ParseChecksum("faulty=" + hex.EncodeToString(sum[:]))
+	if err != nil || name != "faulty" || !bytes.Equal(got, sum[:]) {
+		t.Errorf("ParseChecksum = %q, %x, %v", name, got, err)
+	}
+	for _, bad := range []string{"faulty", "=abcd", "faulty=xyz", "faulty=abcd"} {
+		if _, _, err := host.ParseChecksum(bad); err == nil {
+			t.Errorf("ParseChecksum(%q) accepted", bad)
+		}
+	}
+}
+
+// TestRegisterAndClose: Load routes the plugin's scheme through
+// source.Open, never takes over a scheme that is already registered, and
+// after Close the plugin's sources fail with ErrClosed.
+func TestRegisterAndClose(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+	data := t.TempDir()
+	writeFile(t, data, "a.bin", []byte("hello"))
+	t.Setenv(host.EnvDir, "")
+	h, err := host.Load(context.Background(), dir, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(context.Background(), "faulty://"+data)
+	if err != nil {
+		t.Fatalf("source.Open through the plugin: %v", err)
+	}
+	obj, err := src.Open(context.Background(), "a.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := source.ReadAll(context.Background(), obj, source.HintHeader)
+	if err != nil || string(got) != "hello" {
+		t.Errorf("ReadAll = %q, %v", got, err)
+	}
+	// A second host finds the scheme taken and leaves it alone.
+	h2, err := host.Load(context.Background(), dir, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg := h2.Infos()[0].Registered; len(reg) != 0 {
+		t.Errorf("second host registered %v over the first", reg)
+	}
+	h2.Close()
+	h.Close()
+	if _, err := obj.ReadAt(context.Background(), make([]byte, 1), 0, source.HintData); !errors.Is(err, source.ErrClosed) {
+		t.Errorf("read after Host.Close: err = %v, want ErrClosed", err)
+	}
+	if _, err := source.Open(context.Background(), "faulty://"+data); !errors.Is(err, source.ErrClosed) {
+		t.Errorf("source.Open after Host.Close: err = %v, want ErrClosed", err)
+	}
+	_ = io.EOF
+}
