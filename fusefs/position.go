@@ -105,12 +105,14 @@ func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, 
 	}
 	rep, err := f.cfg.Prober.Report(ctx, pos, v == viewMoves)
 	if err != nil {
-		f.stats.probeErrors.Add(1)
-		errno := syscall.EIO
 		if errors.Is(err, context.Canceled) {
-			errno = syscall.EINTR
+			// The reader was interrupted (a signal); the kernel retries or
+			// gives up, and nothing failed.
+			f.stats.interrupted.Add(1)
+			return nil, syscall.EINTR
 		}
-		return nil, f.refuse(p, errno, err.Error())
+		f.stats.probeErrors.Add(1)
+		return nil, f.refuse(p, syscall.EIO, err.Error())
 	}
 	f.stats.probes.Add(1 + int64(len(rep.Moves)))
 	switch v {
@@ -164,4 +166,16 @@ func errnoName(e syscall.Errno) string {
 		return "EINVAL"
 	}
 	return e.Error()
+}
+
+// Collector is the Prober tbfs mounts with: render.Collect over a
+// tablebase (a *chesstb.Tablebase), so the files say exactly what tbprobe
+// prints.
+type Collector struct {
+	Prober render.Prober
+}
+
+// Report is render.Collect.
+func (c Collector) Report(ctx context.Context, pos *chess.Position, children bool) (*render.Report, error) {
+	return render.Collect(ctx, c.Prober, pos, children)
 }

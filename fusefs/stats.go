@@ -27,6 +27,7 @@ type stats struct {
 	tableReads  atomic.Int64 // tables/ read requests served
 	tableBytes  atomic.Int64 // bytes served from tables/
 	tableErrors atomic.Int64 // tables/ operations that failed (EIO)
+	interrupted atomic.Int64 // requests the reader interrupted (EINTR)
 
 	mu     sync.Mutex
 	recent []Refusal // newest last, at most recentLimit
@@ -61,6 +62,7 @@ type Snapshot struct {
 	TableReads  int64          `json:"table_reads"`
 	TableBytes  int64          `json:"table_bytes"`
 	TableErrors int64          `json:"table_errors"`
+	Interrupted int64          `json:"interrupted"`
 	Counters    map[string]any `json:"counters,omitempty"`
 	Recent      []Refusal      `json:"recent_refusals"`
 }
@@ -78,6 +80,7 @@ func (f *FS) Stats() Snapshot {
 		TableReads:  s.tableReads.Load(),
 		TableBytes:  s.tableBytes.Load(),
 		TableErrors: s.tableErrors.Load(),
+		Interrupted: s.interrupted.Load(),
 	}
 	if len(f.cfg.Counters) > 0 {
 		snap.Counters = make(map[string]any, len(f.cfg.Counters))

@@ -290,6 +290,10 @@ func (t *tableFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off
 // errno.
 func (f *FS) tableFailure(p, op string, err error) syscall.Errno {
 	errno := errnoFor(err)
+	if errno == syscall.EINTR {
+		f.stats.interrupted.Add(1)
+		return errno
+	}
 	f.stats.tableErrors.Add(1)
 	f.refuse(p, errno, op+": "+err.Error())
 	return errno

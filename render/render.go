@@ -107,6 +107,8 @@ type Move struct {
 	UCI string `json:"uci"`
 	SAN string `json:"san"`
 	Values
+	// Error says why the position after the move has no answer.
+	Error string `json:"error,omitempty"`
 	// Best marks the moves that keep the best outcome for the mover.
 	Best bool `json:"-"`
 }
@@ -204,6 +206,9 @@ func Text(r *Report) []byte {
 				}
 				if mv.Stalemate {
 					fmt.Fprint(tw, "\tstalemate")
+				}
+				if mv.Error != "" {
+					fmt.Fprintf(tw, "\t%s", mv.Error)
 				}
 				fmt.Fprint(tw, "\n")
 			}

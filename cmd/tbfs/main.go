@@ -1,0 +1,334 @@
+// Command tbfs mounts chess endgame tablebases as a read-only file system:
+//
+//	tbfs mount [--tables URL]... [--cache-size N] [--allow-other] [--debug] MOUNTPOINT
+//	tbfs unmount MOUNTPOINT
+//
+// after which `cat "MOUNTPOINT/chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"` prints
+// what the tables say about the position, from any program, with the tables
+// left where they are (a directory, s3://bucket/prefix, http(s)://...). The
+// mount runs in the foreground and unmounts cleanly on SIGINT or SIGTERM.
+// README at the mount's root describes the tree.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/metrics"
+	"github.com/tbfs/tbfs/source/stack"
+)
+
+const usage = `usage:
+  tbfs mount [--tables URL]... [--cache-size BYTES] [--allow-other] [--debug] MOUNTPOINT
+  tbfs unmount MOUNTPOINT
+
+--tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
+tables are searched in the order given. Without --tables the fixture tables
+in the repository's testdata/chesstb are mounted.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses: 0 success, 1 failure, 2 usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "mount":
+		return runMount(args[1:], stdout, stderr)
+	case "unmount", "umount":
+		return runUnmount(args[1:], stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "tbfs: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// sizeFlag is a byte count with an optional K, M or G suffix (powers of
+// 1024).
+type sizeFlag int64
+
+func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
+func (s *sizeFlag) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+func parseSize(v string) (int64, error) {
+	mult := int64(1)
+	t := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(v, "B"), "i"))
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, strings.TrimSuffix(t, "K")
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, strings.TrimSuffix(t, "M")
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, strings.TrimSuffix(t, "G")
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("bad size %q (want a positive number of bytes, optionally with K, M or G)", v)
+	}
+	return n * mult, nil
+}
+
+// mountConfig is what the mount command was asked for.
+type mountConfig struct {
+	tables     []string
+	cacheSize  int64
+	allowOther bool
+	debug      bool
+	mountpoint string
+}
+
+func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
+	var cfg mountConfig
+	var tables listFlag
+	size := sizeFlag(chesstb.DefaultBlockCacheBytes)
+	fl := flag.NewFlagSet("tbfs mount", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Var(&tables, "tables", "where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
+	fl.Var(&size, "cache-size", "bytes of table data kept in memory, for decoded blocks and again for fetched remote blocks (K, M, G suffixes)")
+	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
+	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic")
+	fl.Usage = func() { fmt.Fprint(stderr, usage) }
+	if err := fl.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fl.NArg() != 1 {
+		return cfg, fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", fl.NArg())
+	}
+	cfg.tables, cfg.cacheSize, cfg.mountpoint = tables, int64(size), fl.Arg(0)
+	return cfg, nil
+}
+
+func runMount(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseMount(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "tbfs: %v\n", err)
+		}
+		return 2
+	}
+	if len(cfg.tables) == 0 {
+		dir, err := fixtureTables()
+		if err != nil {
+			fmt.Fprintf(stderr, "tbfs: %v\n", err)
+			return 2
+		}
+		cfg.tables = []string{dir}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "tbfs: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// openTables opens every table URL with the standard wrappers (block
+// cache for remote sources, retry, transport counters).
+func openTables(ctx context.Context, urls []string, cacheBytes int64) ([]*stack.Stack, error) {
+	var out []*stack.Stack
+	for _, u := range urls {
+		st, err := stack.Open(ctx, u, stack.Options{CacheBytes: cacheBytes})
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("tables %s: %w", u, err)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func closeAll(sts []*stack.Stack) error {
+	var errs []error
+	for _, s := range sts {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// transportStats is one table location's counters as .stats shows them.
+type transportStats struct {
+	URL         string `json:"url"`
+	CachedBytes int64  `json:"cached_bytes"`
+	metrics.Stats
+}
+
+// serve mounts and answers until ctx ends (a signal) or the mount goes away
+// (tbfs unmount, fusermount -u), then unmounts and releases everything.
+func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error {
+	level := slog.LevelInfo
+	if cfg.debug {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	sts, err := openTables(ctx, cfg.tables, cfg.cacheSize)
+	if err != nil {
+		return err
+	}
+	defer closeAll(sts)
+	srcs := make([]source.Source, len(sts))
+	for i, st := range sts {
+		srcs[i] = st
+	}
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, srcs...)
+	if err != nil {
+		return err
+	}
+	defer tb.Close()
+
+	tree := fusefs.New(fusefs.Config{
+		Prober:    fusefs.Collector{Prober: tb},
+		Tables:    srcs,
+		TableURLs: cfg.tables,
+		Counters: map[string]func() any{
+			"transport": func() any {
+				out := make([]transportStats, len(sts))
+				for i, st := range sts {
+					out[i] = transportStats{URL: redact(cfg.tables[i]), CachedBytes: st.CachedBytes(), Stats: st.Stats()}
+				}
+				return out
+			},
+			"block_cache": func() any {
+				used, peak := tb.CacheStats()
+				return map[string]int64{"used_bytes": used, "peak_bytes": peak, "budget_bytes": cfg.cacheSize}
+			},
+		},
+		Logger: logger,
+	})
+	defer tree.Close()
+	srv, err := fusefs.Mount(cfg.mountpoint, tree, fusefs.MountOptions{AllowOther: cfg.allowOther, Debug: cfg.debug})
+	if err != nil {
+		return fmt.Errorf("mount %s: %w", cfg.mountpoint, err)
+	}
+	// The line tells scripts (and the tests) that the mount answers now.
+	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
+
+	done := make(chan struct{})
+	go func() {
+		srv.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		// Unmounted from outside.
+		return nil
+	case <-ctx.Done():
+	}
+	logger.Info("unmounting", "mountpoint", cfg.mountpoint)
+	if err := srv.Unmount(); err != nil {
+		// A reader still has a file open (EBUSY): detach, so the mount
+		// point is free at once. The serve loop would run until that
+		// reader closes; returning ends the process, which closes the
+		// FUSE connection, and the reader's next call fails (ENOTCONN).
+		if derr := unix.Unmount(cfg.mountpoint, unix.MNT_DETACH); derr != nil {
+			return fmt.Errorf("unmount %s: %v (detach: %v)", cfg.mountpoint, err, derr)
+		}
+		logger.Info("detached a busy mount", "mountpoint", cfg.mountpoint)
+		return nil
+	}
+	<-done
+	return nil
+}
+
+// runUnmount unmounts a tbfs mount point: directly when allowed (root),
+// else through fusermount3 or fusermount.
+func runUnmount(args []string, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintf(stderr, "tbfs: unmount takes one MOUNTPOINT\n%s", usage)
+		return 2
+	}
+	mnt := args[0]
+	err := unix.Unmount(mnt, 0)
+	if errors.Is(err, unix.EPERM) {
+		for _, tool := range []string{"fusermount3", "fusermount"} {
+			if path, lerr := exec.LookPath(tool); lerr == nil {
+				out, cerr := exec.Command(path, "-u", mnt).CombinedOutput()
+				if cerr == nil {
+					return 0
+				}
+				err = fmt.Errorf("%s -u: %v: %s", tool, cerr, strings.TrimSpace(string(out)))
+				break
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tbfs: unmount %s: %v\n", mnt, err)
+		return 1
+	}
+	return 0
+}
+
+// fixtureTables finds the repository's testdata/chesstb by walking up from
+// the working directory and from the executable, so the README's first
+// command works in a fresh clone.
+func fixtureTables() (string, error) {
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, dir := range starts {
+		for {
+			cand := filepath.Join(dir, "testdata", "chesstb")
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				if st, err := os.Stat(cand); err == nil && st.IsDir() {
+					return cand, nil
+				}
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "", errors.New("no --tables given and no testdata/chesstb found above the working directory; pass --tables")
+}
+
+// redact hides credentials in a table URL for .stats and logs.
+func redact(raw string) string {
+	u, err := source.ParseURL(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return source.Redact(u)
+}

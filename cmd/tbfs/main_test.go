@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/s3/s3test"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds tbfs once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tbfs-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "tbfs")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v", buildErr)
+	}
+	return binPath
+}
+
+// mounted reports whether dir is a mount point, from /proc/self/mountinfo.
+func mounted(t *testing.T, dir string) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// process is a running `tbfs mount`.
+type process struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	exited chan error
+}
+
+// startMount runs `tbfs mount args... MNT` and returns once it reports the
+// mount ready. The detach-unmount and the kill are registered before the
+// process starts, so a failing test leaves neither a mount nor a process.
+func startMount(t *testing.T, env []string, args ...string) (string, *process) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		testenv.Missing(t, "/dev/fuse")
+	}
+	mnt := t.TempDir()
+	p := &process{stderr: new(bytes.Buffer), exited: make(chan error, 1)}
+	t.Cleanup(func() {
+		if p.cmd != nil && p.cmd.Process != nil {
+			select {
+			case err := <-p.exited:
+				p.exited <- err
+			default:
+				p.cmd.Process.Kill()
+				<-p.exited
+			}
+		}
+		if mounted(t, mnt) {
+			unix.Unmount(mnt, unix.MNT_DETACH)
+		}
+	})
+	p.cmd = exec.Command(binary(t), append(append([]string{"mount"}, args...), mnt)...)
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stderr = p.stderr
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, stdout)
+		p.exited <- p.cmd.Wait()
+	}()
+	select {
+	case line := <-ready:
+		if !strings.Contains(line, "mounted on "+mnt) {
+			<-p.exited
+			t.Fatalf("tbfs did not mount: %q\n%s", line, p.stderr)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("tbfs did not report a mount within 60s\n%s", p.stderr)
+	}
+	return mnt, p
+}
+
+// wait returns the process's exit status.
+func (p *process) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-p.exited:
+		p.exited <- err
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(60 * time.Second):
+		t.Fatalf("tbfs did not exit within 60s\n%s", p.stderr)
+		return -1
+	}
+}
+
+// The expected value is the reference prober's answer for this FEN
+// (testdata/chesstb/oracle/probe.tsv and seed_cases.tsv: WIN, dtm 19).
+const (
+	seedFEN = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
+	seedWDL = "2\n"
+	seedDTM = "19\n"
+)
+
+func TestSignalsUnmount(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"))
+			b, err := os.ReadFile(filepath.Join(mnt, "wdl", seedFEN))
+			if err != nil || string(b) != seedWDL {
+				t.Fatalf("wdl: %q, %v", b, err)
+			}
+			// An open file must not keep the mount alive after the signal.
+			f, err := os.Open(filepath.Join(mnt, "README"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			p.cmd.Process.Signal(sig)
+			if code := p.wait(t); code != 0 {
+				t.Fatalf("exit status %d after %v\n%s", code, sig, p.stderr)
+			}
+			if mounted(t, mnt) {
+				t.Fatalf("%s still mounted after %v", mnt, sig)
+			}
+		})
+	}
+}
+
+func TestUnmountCommand(t *testing.T) {
+	mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"))
+	out, err := exec.Command(binary(t), "unmount", mnt).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tbfs unmount: %v: %s", err, out)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("mount exited %d\n%s", code, p.stderr)
+	}
+	if mounted(t, mnt) {
+		t.Fatalf("%s still mounted", mnt)
+	}
+}
+
+// TestDefaultTables: without --tables the fixtures are mounted, so the
+// README's first command works in a fresh clone.
+func TestDefaultTables(t *testing.T) {
+	mnt, p := startMount(t, nil, "--debug")
+	b, err := os.ReadFile(filepath.Join(mnt, "dtm", strings.ReplaceAll(seedFEN, " ", "_")))
+	if err != nil || string(b) != seedDTM {
+		t.Fatalf("dtm: %q, %v", b, err)
+	}
+	// --debug logs the reason for a refused path.
+	if _, err := os.ReadFile(filepath.Join(mnt, "wdl/8/8/8/5k2/8/8/1Q6/K7_z")); !errors.Is(err, syscall.ENOENT) {
+		t.Fatalf("bad side to move: %v", err)
+	}
+	p.cmd.Process.Signal(syscall.SIGINT)
+	p.wait(t)
+	if !strings.Contains(p.stderr.String(), "side to move") {
+		t.Errorf("--debug log lacks the reason:\n%s", p.stderr)
+	}
+}
+
+// TestS3 mounts tables served by an S3 server on loopback and reads the
+// same values and the same raw bytes as from the folder.
+func TestS3(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	srv, url := s3test.ServeDir(t, dir)
+	mnt, p := startMount(t, srv.Env(), "--tables", url)
+	b, err := os.ReadFile(filepath.Join(mnt, "chess", seedFEN+".json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, p.stderr)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil || d["wdl"] != float64(2) || d["dtm"] != float64(19) {
+		t.Fatalf("json %s: %v", b, err)
+	}
+	raw, err := os.ReadFile(filepath.Join(mnt, "tables", "wdl", "KQK.lzw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "wdl", "KQK.lzw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Fatalf("tables/wdl/KQK.lzw over S3: %d bytes differ from the file's %d", len(raw), len(want))
+	}
+	stats, err := os.ReadFile(filepath.Join(mnt, ".stats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Counters struct {
+			Transport []struct {
+				URL      string
+				Requests int64
+				Bytes    int64
+			} `json:"transport"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal(stats, &s); err != nil || len(s.Counters.Transport) != 1 || s.Counters.Transport[0].Requests == 0 {
+		t.Fatalf(".stats: %s (%v)", stats, err)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, 2, "usage"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"mount"}, 2, "one MOUNTPOINT"},
+		{[]string{"mount", "--nope", "x"}, 2, "not defined"},
+		{[]string{"mount", "--cache-size", "lots", "x"}, 2, "bad size"},
+		{[]string{"mount", "--tables", "gopher://x/y", t.TempDir()}, 1, "unknown scheme"},
+		{[]string{"unmount"}, 2, "one MOUNTPOINT"},
+		{[]string{"unmount", t.TempDir()}, 1, "unmount"},
+		{[]string{"help"}, 0, "usage"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := run(tt.args, &out, &errb)
+		if code != tt.code || !strings.Contains(out.String()+errb.String(), tt.msg) {
+			t.Errorf("tbfs %v: exit %d, output %q; want %d and %q", tt.args, code, out.String()+errb.String(), tt.code, tt.msg)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"1": 1, "64M": 64 << 20, "2G": 2 << 30, "512KiB": 512 << 10, "3MB": 3 << 20} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-5", "1T", "M", "9999999999G"} {
+		if _, err := parseSize(bad); err == nil {
+			t.Errorf("parseSize(%q) accepted", bad)
+		}
+	}
+}

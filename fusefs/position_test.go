@@ -1,0 +1,474 @@
+package fusefs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/mmap"
+)
+
+// mountTables mounts a tree whose prober is the real chesstb reader over
+// srcs; tables/ serves the same sources.
+func mountTables(t *testing.T, srcs ...source.Source) (string, *fusefs.FS) {
+	t.Helper()
+	tb, err := chesstb.Open(chesstb.Options{}, srcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered before the mount's own cleanup, so it runs after the
+	// unmount.
+	t.Cleanup(func() { tb.Close() })
+	return mount(t, fusefs.Config{Prober: fusefs.Collector{Prober: tb}, Tables: srcs})
+}
+
+func openDir(t testing.TB, dir string) source.Source {
+	t.Helper()
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+// pathForms are the ways issue 7 lets a FEN be written as a path. Each
+// returns the path below the view directory.
+var pathForms = []struct {
+	name string
+	path func(fen string) string
+}{
+	{"spaces", func(fen string) string { return fen }},
+	{"underscores", func(fen string) string { return strings.ReplaceAll(fen, " ", "_") }},
+	{"short", shortFEN},
+}
+
+// shortFEN drops the trailing FEN fields that equal their defaults (clock 0,
+// move 1, no en passant, no castling), as a person typing the path would.
+func shortFEN(fen string) string {
+	f := strings.Fields(fen)
+	defaults := []string{"", "w", "-", "-", "0", "1"}
+	for len(f) > 1 && f[len(f)-1] == defaults[len(f)-1] {
+		f = f[:len(f)-1]
+	}
+	return strings.Join(f, "_")
+}
+
+// readValue reads a metric file: its number, or absent when the file does
+// not exist.
+func readValue(t *testing.T, p string) (int, bool) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	s := string(b)
+	if !strings.HasSuffix(s, "\n") || strings.Count(s, "\n") != 1 {
+		t.Fatalf("%s: %q is not one line", p, s)
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "\n"))
+	if err != nil {
+		t.Fatalf("%s: %q is not a number", p, s)
+	}
+	return n, true
+}
+
+// checkPosition reads row's position through the mount in one path form
+// (rotating through views and forms by k) and compares with the row.
+func checkPosition(t *testing.T, mnt string, r oracleRow, k int, noDTZFile bool) {
+	t.Helper()
+	wdl, dtz, dtm := r.want(t)
+	form := pathForms[k%len(pathForms)]
+	rel := form.path(r.fen)
+	where := fmt.Sprintf("%s (%s)", r.where, form.name)
+	switch (k / len(pathForms)) % 5 {
+	case 0: // the human text
+		b, err := os.ReadFile(filepath.Join(mnt, "chess", rel))
+		if err != nil {
+			t.Errorf("%s: chess/%s: %v", where, rel, err)
+			return
+		}
+		lines := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			if f := strings.Fields(l); len(f) == 2 {
+				lines[f[0]] = f[1]
+			}
+		}
+		if lines["WDL"] != strconv.Itoa(wdl) {
+			t.Errorf("%s: human WDL %q, want %d:\n%s", where, lines["WDL"], wdl, b)
+		}
+		if dtm != nil && lines["DTM"] != strconv.Itoa(*dtm) {
+			t.Errorf("%s: human DTM %q, want %d:\n%s", where, lines["DTM"], *dtm, b)
+		}
+	case 1: // JSON
+		p := filepath.Join(mnt, "chess", rel+".json")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("%s: %s: %v", where, p, err)
+			return
+		}
+		var d map[string]any
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatalf("%s: %v: %s", where, err, b)
+		}
+		if d["wdl"] != float64(wdl) {
+			t.Errorf("%s: json wdl %v, want %d", where, d["wdl"], wdl)
+		}
+		if dtz != nil && d["dtz"] != nil && d["dtz"] != float64(*dtz) {
+			t.Errorf("%s: json dtz %v, want %d", where, d["dtz"], *dtz)
+		}
+		if dtm != nil && d["dtm"] != float64(*dtm) {
+			t.Errorf("%s: json dtm %v, want %d", where, d["dtm"], *dtm)
+		}
+	case 2:
+		if got, ok := readValue(t, filepath.Join(mnt, "wdl", rel)); !ok || got != wdl {
+			t.Errorf("%s: wdl/ = %d (present %v), want %d", where, got, ok, wdl)
+		}
+	case 3:
+		got, ok := readValue(t, filepath.Join(mnt, "dtz", rel))
+		switch {
+		case dtz == nil && ok:
+			t.Errorf("%s: dtz/ = %d where the reference has none", where, got)
+		case dtz != nil && ok && got != *dtz:
+			t.Errorf("%s: dtz/ = %d, want %d", where, got, *dtz)
+		case dtz != nil && !ok && !noDTZFile:
+			t.Errorf("%s: dtz/ missing, reference %d", where, *dtz)
+		}
+	case 4:
+		got, ok := readValue(t, filepath.Join(mnt, "dtm", rel))
+		switch {
+		case dtm == nil && ok && got != 0:
+			t.Errorf("%s: dtm/ = %d where the reference has none", where, got)
+		case dtm != nil && (!ok || got != *dtm):
+			t.Errorf("%s: dtm/ = %d (present %v), want %d", where, got, ok, *dtm)
+		}
+	}
+}
+
+func noDTZFile(dir, fen string) bool {
+	pos, err := chess.ParseFEN(fen)
+	if err != nil {
+		return false
+	}
+	// The reference names tables by canonical material, stronger side
+	// first, which is the key without "v" when White is stronger; either
+	// orientation's file counts.
+	key := strings.Replace(pos.MaterialKey(), "v", "", 1)
+	w, b, _ := strings.Cut(pos.MaterialKey(), "v")
+	for _, name := range []string{key, b + w} {
+		if _, err := os.Stat(filepath.Join(dir, "dtz", name+".lzdtz")); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPositionsOracle reads every oracle row through the kernel mount, each
+// in one of the path forms and views, and compares with the row.
+func TestPositionsOracle(t *testing.T) {
+	for _, set := range oracleSets(t) {
+		t.Run(set.name, func(t *testing.T) {
+			mnt, f := mountTables(t, openDir(t, set.tables))
+			k := 0
+			for _, file := range set.files {
+				for _, r := range readOracle(t, file) {
+					if !r.hasForm("shipped") {
+						continue
+					}
+					checkPosition(t, mnt, r, k, noDTZFile(set.tables, r.fen))
+					k++
+				}
+			}
+			if s := f.Stats(); s.ProbeErrors != 0 || s.BadPaths != 0 {
+				t.Errorf("stats after the oracle rows: %+v", s)
+			}
+			t.Logf("%d rows read through the mount", k)
+		})
+	}
+}
+
+// TestMovesOracle reads moves/<FEN>.json for the oracle's children rows.
+func TestMovesOracle(t *testing.T) {
+	sets := oracleSets(t)
+	set := sets[len(sets)-1]
+	mnt, _ := mountTables(t, openDir(t, set.tables))
+	rows := readOracle(t, strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1))
+	byParent := map[string]map[string]oracleRow{}
+	for _, r := range rows {
+		if byParent[r.fen] == nil {
+			byParent[r.fen] = map[string]oracleRow{}
+		}
+		byParent[r.fen][r.move] = r
+	}
+	n := 0
+	for fen, want := range byParent {
+		if testing.Short() && n >= 40 {
+			break
+		}
+		n++
+		b, err := os.ReadFile(filepath.Join(mnt, "moves", strings.ReplaceAll(fen, " ", "_")+".json"))
+		if err != nil {
+			t.Errorf("%s: %v", fen, err)
+			continue
+		}
+		var d struct {
+			Moves []struct {
+				UCI string `json:"uci"`
+				WDL *int   `json:"wdl"`
+				DTM *int   `json:"dtm"`
+			} `json:"moves"`
+		}
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatalf("%s: %v", fen, err)
+		}
+		if len(d.Moves) != len(want) {
+			t.Errorf("%s: %d moves, the reference lists %d", fen, len(d.Moves), len(want))
+		}
+		for _, m := range d.Moves {
+			r, ok := want[m.UCI]
+			if !ok {
+				t.Errorf("%s: move %s not in the reference", fen, m.UCI)
+				continue
+			}
+			wdl, _, dtm := r.want(t)
+			if m.WDL == nil || *m.WDL != wdl {
+				t.Errorf("%s %s: wdl %v, want %d", fen, m.UCI, m.WDL, wdl)
+			}
+			if dtm != nil && (m.DTM == nil || *m.DTM != *dtm) {
+				t.Errorf("%s %s: dtm %v, want %d", fen, m.UCI, m.DTM, *dtm)
+			}
+		}
+		// The human form lists the same moves.
+		text, err := os.ReadFile(filepath.Join(mnt, "moves", fen))
+		if err != nil {
+			t.Errorf("%s: %v", fen, err)
+		} else if len(d.Moves) > 0 && !strings.Contains(string(text), d.Moves[0].UCI) {
+			t.Errorf("%s: human moves lack %s:\n%s", fen, d.Moves[0].UCI, text)
+		}
+	}
+}
+
+// TestBadPositions: paths that are not positions, or positions the tables
+// cannot answer, are refused with ENOENT and the reason in .stats, and the
+// human view explains a missing table.
+func TestBadPositions(t *testing.T) {
+	mnt, f := mountTables(t, openDir(t, testenv.Testdata(t, "chesstb")))
+	refused := []struct {
+		path  string
+		errno syscall.Errno
+		why   string // the arbiter: the FEN rules, or the fixture folder's listing
+	}{
+		{"chess/8/8/8/5k2/8/8/1Q6/K7_x", syscall.ENOENT, "side to move"},
+		{"chess/8/8/8/5k2/8/8/1Q6/KK6", syscall.ENOENT, "king"},                 // two white kings
+		{"chess/8/8/8/5k2/8/8/1Q6/K7_w_-_-_0_1_9", syscall.ENOENT, "at most 6"}, // seven fields
+		{"chess/8/8/8/5k2/8/8/1Q6/K8", syscall.ENOENT, "more than 8"},
+		{"chess/8/8/8/5k2/8/8/1Q6/K7_b.json.json", syscall.ENOENT, "bad"},
+		{"wdl/8/8/8/3k4/8/8/1QR3n1/K7_w", syscall.ENOENT, "no table for KQRKN"},
+		{"dtm/8/8/8/3k4/8/8/1QR3n1/K7_w", syscall.ENOENT, "no table for KQRKN"},
+		{"chess/8/8/8/5k2/8/8/1Q6", syscall.EISDIR, ""}, // a rank directory read as a file
+	}
+	for _, c := range refused {
+		if _, err := os.ReadFile(filepath.Join(mnt, c.path)); !errors.Is(err, c.errno) {
+			t.Errorf("%s: %v, want %v", c.path, err, c.errno)
+		}
+	}
+	// The human view of the same position says why.
+	b, err := os.ReadFile(filepath.Join(mnt, "chess/8/8/8/3k4/8/8/1QR3n1/K7 w - - 0 1"))
+	if err != nil || !strings.Contains(string(b), "no table for KQRKN") {
+		t.Errorf("human view of KQRKN: %q, %v", b, err)
+	}
+	// Castling rights put a legal position outside every table.
+	b, err = os.ReadFile(filepath.Join(mnt, "chess/r3k3/8/8/8/8/8/8/4K2R_w_Kq.json"))
+	if err != nil || !strings.Contains(string(b), `"error"`) || strings.Contains(string(b), `"wdl"`) {
+		t.Errorf("castling position: %s, %v", b, err)
+	}
+	s := f.Stats()
+	if s.BadPaths < 5 || s.Missing < 2 || s.ProbeErrors != 0 {
+		t.Errorf("stats: %+v", s)
+	}
+	var reasons []string
+	for _, r := range readStats(t, mnt).Recent {
+		reasons = append(reasons, r.Why)
+	}
+	all := strings.Join(reasons, "\n")
+	for _, c := range refused {
+		if c.errno == syscall.ENOENT && !strings.Contains(all, c.why) {
+			t.Errorf(".stats lacks the reason %q for %s:\n%s", c.why, c.path, all)
+		}
+	}
+}
+
+// switchSource fails every open, read and list while fail is set.
+type switchSource struct {
+	source.Source
+	fail atomic.Bool
+}
+
+func (s *switchSource) err(op string) error {
+	return &source.Error{Op: op, Err: source.Transient(errInjected)}
+}
+
+func (s *switchSource) Open(ctx context.Context, name string) (source.Object, error) {
+	if s.fail.Load() {
+		return nil, s.err("open")
+	}
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &switchObject{Object: obj, src: s}, nil
+}
+
+func (s *switchSource) List(ctx context.Context, prefix string) ([]source.Entry, error) {
+	if s.fail.Load() {
+		return nil, s.err("list")
+	}
+	return source.List(ctx, s.Source, prefix)
+}
+
+type switchObject struct {
+	source.Object
+	src *switchSource
+}
+
+func (o *switchObject) ReadAt(ctx context.Context, p []byte, off int64, h source.Hint) (int, error) {
+	if o.src.fail.Load() {
+		return 0, o.src.err("read")
+	}
+	return o.Object.ReadAt(ctx, p, off, h)
+}
+
+// TestProbeFault: the transport starts failing mid-run. Positions that need
+// it fail with EIO (never a value), README and .stats still answer, and the
+// same paths give the oracle's values once the transport is back.
+func TestProbeFault(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	src := &switchSource{Source: openDir(t, dir)}
+	mnt, f := mountTables(t, src)
+	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"))
+	byMaterial := map[string]oracleRow{}
+	for _, r := range rows {
+		pos, _ := chess.ParseFEN(r.fen)
+		if _, ok := byMaterial[pos.MaterialKey()]; !ok && r.wdl != "DRAW" {
+			byMaterial[pos.MaterialKey()] = r
+		}
+	}
+	healthy, ok1 := byMaterial["KQvK"]
+	later, ok2 := byMaterial["KRvKR"]
+	if !ok1 || !ok2 {
+		t.Fatalf("fixture oracle lacks decisive KQK or KRKR rows")
+	}
+	checkPosition(t, mnt, healthy, 2*len(pathForms), false) // wdl/ view
+	src.fail.Store(true)
+	// KRKR's tables were never opened, so its answer needs the transport.
+	p := filepath.Join(mnt, "dtm", strings.ReplaceAll(later.fen, " ", "_"))
+	if _, err := os.ReadFile(p); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("%s while the transport fails: %v, want EIO", p, err)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "chess", later.fen+".json")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("JSON while the transport fails: %v, want EIO", err)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "README")); err != nil {
+		t.Fatalf("README while the transport fails: %v", err)
+	}
+	if s := readStats(t, mnt); s.ProbeErrors < 2 {
+		t.Errorf(".stats while failing: %+v", s)
+	}
+	src.fail.Store(false)
+	for k := range 5 * len(pathForms) {
+		checkPosition(t, mnt, later, k, false)
+	}
+	if s := f.Stats(); s.ProbeErrors < 2 || s.Probes == 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}
+
+// TestConcurrentReaders: 64 readers of random oracle positions, a bounded
+// number each, all through the mount at once, every answer checked.
+func TestConcurrentReaders(t *testing.T) {
+	sets := oracleSets(t)
+	set := sets[len(sets)-1]
+	mnt, f := mountTables(t, openDir(t, set.tables))
+	var rows []oracleRow
+	for _, r := range readOracle(t, set.files[0]) {
+		if r.hasForm("shipped") {
+			rows = append(rows, r)
+		}
+	}
+	perReader := 40
+	if testing.Short() {
+		perReader = 10
+	}
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for range perReader {
+				r := rows[rng.IntN(len(rows))]
+				checkPosition(t, mnt, r, rng.IntN(5*len(pathForms)), noDTZFile(set.tables, r.fen))
+			}
+		}()
+	}
+	wg.Wait()
+	if s := f.Stats(); s.ProbeErrors != 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}
+
+// TestRawTables lists tables/ and compares a raw table read through the
+// mount with the file itself, byte for byte.
+func TestRawTables(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	mnt, _ := mountTables(t, openDir(t, dir))
+	for _, sub := range []string{"wdl", "dtz", "dtm"} {
+		want, err := os.ReadDir(filepath.Join(dir, sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadDir(filepath.Join(mnt, "tables", sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("tables/%s lists %d entries, the folder %d", sub, len(got), len(want))
+		}
+		for i := range min(len(got), len(want)) {
+			if got[i].Name() != want[i].Name() {
+				t.Errorf("tables/%s entry %d: %s, want %s", sub, i, got[i].Name(), want[i].Name())
+			}
+		}
+		for _, e := range want {
+			a, err := os.ReadFile(filepath.Join(dir, sub, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(mnt, "tables", sub, e.Name()))
+			if err != nil {
+				t.Fatalf("tables/%s/%s: %v", sub, e.Name(), err)
+			}
+			if string(a) != string(b) {
+				t.Errorf("tables/%s/%s: %d bytes through the mount differ from the file's %d", sub, e.Name(), len(b), len(a))
+			}
+		}
+	}
+}

@@ -1,0 +1,334 @@
+package render_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/render"
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/mmap"
+)
+
+func openTables(t testing.TB, dir string) (*chesstb.Tablebase, source.Source) {
+	t.Helper()
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	tb, err := chesstb.Open(chesstb.Options{}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	return tb, src
+}
+
+// jsonKeys are the only keys issue 6 allows in a position's JSON object and
+// in each of its moves.
+var (
+	reportKeys = map[string]bool{"fen": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
+		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "moves": true, "error": true}
+	moveKeys = map[string]bool{"uci": true, "san": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
+		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "error": true}
+)
+
+var categoryName = map[int]string{2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
+
+// decoded is a position's JSON object read back with generic types, so the
+// test checks the bytes a client sees rather than our structs.
+type decoded map[string]any
+
+func decode(t *testing.T, b []byte) decoded {
+	t.Helper()
+	if len(b) == 0 || b[len(b)-1] != '\n' || strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("JSON is not one line: %q", b)
+	}
+	var d decoded
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("bad JSON %q: %v", b, err)
+	}
+	return d
+}
+
+// checkValues compares one object's value keys with an oracle row.
+// noDTZFile says the tables lack the material's DTZ file, so a DTZ the
+// reference printed may be missing (shipped KNNKP keeps its DTZ only inside
+// its DTC pack).
+func checkValues(t *testing.T, where string, d decoded, r oracleRow, allowed map[string]bool, noDTZFile bool) {
+	t.Helper()
+	for k := range d {
+		if !allowed[k] {
+			t.Errorf("%s: unexpected key %q", where, k)
+		}
+	}
+	wdl, dtz, dtm := r.want(t)
+	intKey := func(key string, want *int) {
+		got, present := d[key]
+		switch {
+		case want == nil && present && !(got == float64(0) && d["checkmate"] == true):
+			// By the rules a checkmated side is mated in 0 plies, which the
+			// prober answers without a table; any other value needs one.
+			t.Errorf("%s: %s = %v where the reference has none", where, key, got)
+		case want != nil && present && got != float64(*want):
+			t.Errorf("%s: %s = %v, want %d", where, key, got, *want)
+		}
+	}
+	if d["wdl"] != float64(wdl) {
+		t.Errorf("%s: wdl = %v, want %d", where, d["wdl"], wdl)
+	}
+	if d["category"] != categoryName[wdl] {
+		t.Errorf("%s: category = %v, want %s", where, d["category"], categoryName[wdl])
+	}
+	intKey("dtz", dtz)
+	intKey("dtm", dtm)
+	if dtm != nil {
+		if _, ok := d["dtm"]; !ok {
+			t.Errorf("%s: dtm missing, reference %d", where, *dtm)
+		}
+	}
+	if dtz != nil {
+		if _, ok := d["dtz"]; !ok && !noDTZFile {
+			t.Errorf("%s: dtz missing, reference %d", where, *dtz)
+		}
+	}
+}
+
+// TestCollectOracle renders every oracle row through Collect with the real
+// prober and checks the JSON values and the human block against the row.
+func TestCollectOracle(t *testing.T) {
+	ctx := context.Background()
+	for _, set := range oracleSets(t) {
+		t.Run(set.name, func(t *testing.T) {
+			tb, _ := openTables(t, set.tables)
+			for _, file := range set.files {
+				for _, r := range readOracle(t, file) {
+					if !r.hasForm("shipped") {
+						continue
+					}
+					pos, err := chess.ParseFEN(r.fen)
+					if err != nil {
+						t.Fatalf("%s: %v", r.where, err)
+					}
+					rep, err := render.Collect(ctx, tb, &pos, false)
+					if err != nil {
+						t.Errorf("%s %s: %v", r.where, r.fen, err)
+						continue
+					}
+					d := decode(t, render.JSON(rep))
+					if d["fen"] != pos.FEN() {
+						t.Errorf("%s: fen %v, want %s", r.where, d["fen"], pos.FEN())
+					}
+					if _, ok := d["moves"]; ok {
+						t.Errorf("%s: moves present without children", r.where)
+					}
+					checkValues(t, r.where, d, r, reportKeys, noDTZFile(set.tables, rep.Material))
+					lines := humanLines(render.Text(rep))
+					wdl, _, _ := r.want(t)
+					if lines["fen"] != pos.FEN() || lines["category"] != categoryName[wdl] || lines["WDL"] != strconv.Itoa(wdl) {
+						t.Errorf("%s: human text %q does not show fen, category %s and WDL %d", r.where, render.Text(rep), categoryName[wdl], wdl)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCollectChildren checks every move's values against children.tsv
+// (probe_fen --children), that the list holds exactly the reference's
+// moves, and that the order is best first by the reference's own values.
+func TestCollectChildren(t *testing.T) {
+	ctx := context.Background()
+	sets := oracleSets(t)
+	set := sets[len(sets)-1]
+	file := strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1)
+	tb, _ := openTables(t, set.tables)
+	byParent := map[string]map[string]oracleRow{}
+	var parents []string
+	for _, r := range readOracle(t, file) {
+		if byParent[r.fen] == nil {
+			byParent[r.fen] = map[string]oracleRow{}
+			parents = append(parents, r.fen)
+		}
+		byParent[r.fen][r.move] = r
+	}
+	if len(parents) == 0 {
+		t.Fatalf("%s has no rows", file)
+	}
+	for _, fen := range parents {
+		rows := byParent[fen]
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := render.Collect(ctx, tb, &pos, true)
+		if err != nil {
+			t.Errorf("%s: %v", fen, err)
+			continue
+		}
+		d := decode(t, render.JSON(rep))
+		moves, _ := d["moves"].([]any)
+		if len(moves) != len(rows) {
+			t.Errorf("%s: %d moves, the reference lists %d", fen, len(moves), len(rows))
+		}
+		best := -3
+		for _, r := range rows {
+			if w, _, _ := r.want(t); -w > best {
+				best = -w
+			}
+		}
+		prev := 3
+		for i, m := range moves {
+			mv := m.(map[string]any)
+			uci, _ := mv["uci"].(string)
+			r, ok := rows[uci]
+			if !ok {
+				t.Errorf("%s: move %s is not in the reference's list", fen, uci)
+				continue
+			}
+			where := r.where + " " + uci
+			child := pos.Play(mustMove(t, &pos, uci))
+			cres, _ := tb.Probe(ctx, &child)
+			checkValues(t, where, decoded(mv), r, moveKeys, noDTZFile(set.tables, cres.Material))
+			w, _, _ := r.want(t)
+			if -w > prev {
+				t.Errorf("%s: move %d (%s) is better for the mover than an earlier one", fen, i, uci)
+			}
+			prev = -w
+			if i == 0 && -w != best {
+				t.Errorf("%s: first move %s gives the mover %d, the best is %d", fen, uci, -w, best)
+			}
+			if i == 0 && !rep.Moves[0].Best {
+				t.Errorf("%s: first move not marked best", fen)
+			}
+			if san, _ := mv["san"].(string); san == "" {
+				t.Errorf("%s: no SAN", where)
+			}
+		}
+		if !strings.Contains(string(render.Text(rep)), "* "+rep.Moves[0].UCI) {
+			t.Errorf("%s: human text does not mark the best move:\n%s", fen, render.Text(rep))
+		}
+	}
+}
+
+// humanLines splits the human block's fact lines into label and value,
+// whatever the alignment; the first line is the FEN.
+func humanLines(b []byte) map[string]string {
+	out := map[string]string{}
+	for i, line := range strings.Split(string(b), "\n") {
+		if i == 0 {
+			out["fen"] = line
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) >= 2 && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "    ") {
+			out[f[0]] = strings.Join(f[1:], " ")
+		}
+	}
+	return out
+}
+
+func noDTZFile(dir, material string) bool {
+	_, err := os.Stat(filepath.Join(dir, "dtz", material+".lzdtz"))
+	return err != nil
+}
+
+func mustMove(t *testing.T, pos *chess.Position, uci string) chess.Move {
+	t.Helper()
+	m, err := pos.ParseMove(uci)
+	if err != nil {
+		t.Fatalf("%s %s: %v", pos.FEN(), uci, err)
+	}
+	return m
+}
+
+// TestCollectNoTable: a material missing from the tables is an answer that
+// says so, not an error, and carries no value.
+func TestCollectNoTable(t *testing.T) {
+	tb, _ := openTables(t, testenv.Testdata(t, "chesstb"))
+	// K+Q+R against K+N: five men, no table in the fixtures (arbiter: the
+	// fixture folder's listing).
+	pos, err := chess.ParseFEN("8/8/8/3k4/8/8/1QR3n1/K7 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := render.Collect(context.Background(), tb, &pos, false)
+	if err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	d := decode(t, render.JSON(rep))
+	for _, k := range []string{"wdl", "dtz", "dtm", "category"} {
+		if _, ok := d[k]; ok {
+			t.Errorf("key %s present for a material without tables: %v", k, d)
+		}
+	}
+	if e, _ := d["error"].(string); !strings.Contains(e, "no table for KQRKN") {
+		t.Errorf("error = %q, want it to name KQRKN", e)
+	}
+	if text := string(render.Text(rep)); !strings.Contains(text, "no table for KQRKN") {
+		t.Errorf("human text:\n%s", text)
+	}
+}
+
+// failingSource fails every read once switched, as a broken transport.
+type failingSource struct {
+	source.Source
+	fail atomic.Bool
+}
+
+func (s *failingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	if s.fail.Load() {
+		return nil, &source.Error{Op: "open", Name: name, Err: source.Transient(errors.New("injected"))}
+	}
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &failingObject{Object: obj, src: s}, nil
+}
+
+type failingObject struct {
+	source.Object
+	src *failingSource
+}
+
+func (o *failingObject) ReadAt(ctx context.Context, p []byte, off int64, h source.Hint) (int, error) {
+	if o.src.fail.Load() {
+		return 0, &source.Error{Op: "read", Err: source.Transient(errors.New("injected"))}
+	}
+	return o.Object.ReadAt(ctx, p, off, h)
+}
+
+// TestCollectTransportFailure: a transport failure is an error, never a
+// report, for the position and for any child.
+func TestCollectTransportFailure(t *testing.T) {
+	src, err := mmap.New(testenv.Testdata(t, "chesstb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fs := &failingSource{Source: src}
+	fs.fail.Store(true)
+	tb, err := chesstb.Open(chesstb.Options{}, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	pos, _ := chess.ParseFEN("8/8/8/5k2/8/8/1Q6/K7 w - - 0 1")
+	for _, children := range []bool{false, true} {
+		rep, err := render.Collect(context.Background(), tb, &pos, children)
+		if err == nil || !errors.Is(err, source.ErrTransient) {
+			t.Errorf("children=%v: Collect = %+v, %v; want a transient error", children, rep, err)
+		}
+	}
+}
