@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/plugins"
+	"github.com/tbfs/tbfs/plugins/host"
 )
 
 // Build compiles the main package at pkgDir (relative to the repository
@@ -26,4 +28,23 @@ func Build(t testing.TB, dir, pkgDir, binName string) string {
 		t.Fatalf("go build %s: %v\n%s", pkgDir, err, b)
 	}
 	return out
+}
+
+// Load builds the plugin main package at pkgDir as dir/tbfs-source-<name>
+// in a fresh plugin directory, discovers it with a new host (closed when the
+// test ends) and returns the plugin, not yet running.
+func Load(t testing.TB, pkgDir, name string, opts host.Options) *host.Plugin {
+	t.Helper()
+	dir := t.TempDir()
+	Build(t, dir, pkgDir, plugins.BinaryPrefix+name)
+	h := host.New(opts)
+	t.Cleanup(func() { h.Close() })
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Plugin(name)
+	if p == nil {
+		t.Fatalf("plugin %s not usable: %+v", name, h.Infos())
+	}
+	return p
 }

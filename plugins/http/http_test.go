@@ -1,0 +1,125 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tbfs/tbfs/plugins/host"
+	"github.com/tbfs/tbfs/plugins/internal/plugintest"
+	"github.com/tbfs/tbfs/source"
+	srchttp "github.com/tbfs/tbfs/source/http"
+	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/sourcetest"
+)
+
+func loadPlugin(t *testing.T) *host.Plugin {
+	t.Helper()
+	return plugintest.Load(t, "plugins/http/cmd/tbfs-source-http", "http", host.Options{})
+}
+
+// TestPluginConformance runs the transport suite through the plugin binary
+// tbfs-source-http against a real HTTP server on loopback, with and
+// without a manifest.
+func TestPluginConformance(t *testing.T) {
+	p := loadPlugin(t)
+	for _, manifest := range []bool{true, false} {
+		t.Run(fmt.Sprintf("manifest=%v", manifest), func(t *testing.T) {
+			sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
+				if manifest {
+					httptest.WriteManifest(t, dir)
+				}
+				src, err := p.OpenURL(context.Background(), httptest.Serve(t, dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return src
+			})
+		})
+	}
+}
+
+// kind names the first source error kind err matches, for comparing two
+// transports' failures.
+func kind(err error) string {
+	for _, k := range []error{io.EOF, source.ErrNotFound, source.ErrInvalid, source.ErrTransient,
+		source.ErrPermanent, source.ErrUnsupported, source.ErrClosed} {
+		if errors.Is(err, k) {
+			return k.Error()
+		}
+	}
+	if err != nil {
+		return "other: " + err.Error()
+	}
+	return "nil"
+}
+
+// TestSameAsBuiltIn: the built-in transport and its plugin form give the
+// same bytes, lengths, error kinds and listings for the same requests on
+// the same server. The arbiter is the built-in transport, itself held to
+// the fixtures by the conformance suite.
+func TestSameAsBuiltIn(t *testing.T) {
+	p := loadPlugin(t)
+	dir := t.TempDir()
+	sourcetest.WriteFixtures(t, dir)
+	httptest.WriteManifest(t, dir)
+	base := httptest.Serve(t, dir)
+	ctx := context.Background()
+	builtin, err := srchttp.New(base, srchttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer builtin.Close()
+	plug, err := p.OpenURL(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plug.Close()
+
+	names := []string{"missing", "dir", "../x"}
+	for _, f := range sourcetest.Fixtures() {
+		names = append(names, f.Name)
+	}
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, name := range names {
+		a, errA := builtin.Open(ctx, name)
+		b, errB := plug.Open(ctx, name)
+		if kind(errA) != kind(errB) {
+			t.Errorf("Open(%q): built-in %v, plugin %v", name, errA, errB)
+		}
+		if errA != nil || errB != nil {
+			continue
+		}
+		if a.Size() != b.Size() {
+			t.Errorf("%s: size %d built in, %d as plugin", name, a.Size(), b.Size())
+		}
+		size := a.Size()
+		for i := 0; i < 40; i++ {
+			off := r.Int64N(size + 2)
+			n := r.IntN(70000)
+			bufA, bufB := make([]byte, n), make([]byte, n)
+			nA, eA := a.ReadAt(ctx, bufA, off, source.HintData)
+			nB, eB := b.ReadAt(ctx, bufB, off, source.HintData)
+			// io.ReaderAt lets a read that ends exactly at the end say
+			// nil or io.EOF; the two may differ only there.
+			exact := off+int64(n) == size && n > 0
+			if nA != nB || !bytes.Equal(bufA[:nA], bufB[:nB]) || (kind(eA) != kind(eB) && !exact) {
+				t.Errorf("%s ReadAt(off %d, n %d): built-in %d, %v; plugin %d, %v", name, off, n, nA, eA, nB, eB)
+			}
+		}
+		a.Close()
+		b.Close()
+	}
+	for _, prefix := range []string{"", "dir/", "big", "none/"} {
+		la, errA := source.List(ctx, builtin, prefix)
+		lb, errB := source.List(ctx, plug, prefix)
+		if kind(errA) != kind(errB) || !slices.Equal(la, lb) {
+			t.Errorf("List(%q): built-in %v, %v; plugin %v, %v", prefix, la, errA, lb, errB)
+		}
+	}
+}
