@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -78,9 +79,10 @@ type frame struct {
 	ranks          []uint16 // rank -> stored value
 	dict           []byte   // WDL LZ4 dictionary
 
-	offsets monoVec // blockCnt+1 cumulative compressed offsets
-	usizes  min0Vec // layered: uncompressed payload size per block
-	dataOff int64   // absolute file offset of the compressed data
+	offsetsAt int64   // file offset of the offset section, for diagnostics
+	offsets   monoVec // blockCnt+1 cumulative compressed offsets
+	usizes    min0Vec // layered: uncompressed payload size per block
+	dataOff   int64   // absolute file offset of the compressed data
 }
 
 // stored reports whether the frame has cells to read.
@@ -257,6 +259,7 @@ func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfi
 		if !f.stored() {
 			continue
 		}
+		f.offsetsAt = int64(r.pos)
 		log2bu, sw, ow, uw := r.u8(), r.u8(), r.u8(), r.u8()
 		if r.err != nil {
 			return nil, r.err
@@ -397,4 +400,42 @@ func (f *frame) blockBytes(b uint64) uint64 {
 		return f.tailSize
 	}
 	return f.blockSize
+}
+
+// checksumSeed seeds the XXH64 of every byte but the last eight, which the
+// generator stores at the end of each file.
+const checksumSeed = 0xf0f0f0f0f0f0
+
+// verifyChecksum reads the whole object and compares its XXH64 with the
+// stored one. It costs one full read, so Options.VerifyChecksums turns it on.
+func verifyChecksum(ctx context.Context, obj source.Object) error {
+	size := obj.Size()
+	if size < 8 {
+		return corruptf("file of %d bytes has no checksum", size)
+	}
+	d := xxhash.NewWithSeed(checksumSeed)
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < size-8; {
+		n := int(min(int64(len(buf)), size-8-off))
+		got, err := obj.ReadAt(ctx, buf[:n], off, source.HintData)
+		if got < n {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = corruptf("short read while verifying the checksum")
+			}
+			return err
+		}
+		d.Write(buf[:n])
+		off += int64(n)
+	}
+	var tail [8]byte
+	if got, err := obj.ReadAt(ctx, tail[:], size-8, source.HintHeader); got < 8 {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = corruptf("short read of the checksum")
+		}
+		return err
+	}
+	if want := binary.LittleEndian.Uint64(tail[:]); d.Sum64() != want {
+		return corruptf("checksum %#016x, file says %#016x", d.Sum64(), want)
+	}
+	return nil
 }

@@ -18,6 +18,11 @@ type Options struct {
 	// BlockCacheBytes bounds the decoded blocks held across every open
 	// table. Zero means DefaultBlockCacheBytes.
 	BlockCacheBytes int64
+	// VerifyChecksums makes every table's stored XXH64 checksum be checked
+	// when the table is opened, which reads the whole file once. Without it
+	// only the structure is validated: damaged compressed payload is caught
+	// when it fails to decode, not when it decodes to other values.
+	VerifyChecksums bool
 }
 
 // Tablebase answers probes from the chesstb tables found in its sources. It
@@ -25,6 +30,7 @@ type Options struct {
 type Tablebase struct {
 	srcs  []source.Source
 	cache *blockCache
+	opts  Options
 
 	mu     sync.RWMutex
 	tables map[tableKey]*tableSlot
@@ -65,6 +71,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 	}
 	return &Tablebase{
 		srcs:   append([]source.Source(nil), srcs...),
+		opts:   opts,
 		cache:  newBlockCache(budget),
 		tables: make(map[tableKey]*tableSlot),
 	}, nil
@@ -177,6 +184,11 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 	h, err := parseHeader(ctx, obj, k, cfg)
 	if err != nil {
 		return nil, &FileError{File: name, Block: -1, Err: err}
+	}
+	if tb.opts.VerifyChecksums {
+		if err := verifyChecksum(ctx, obj); err != nil {
+			return nil, &FileError{File: name, Block: -1, Err: err}
+		}
 	}
 	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache}, nil
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package chesstb
+
+const raceEnabled = false

@@ -1,0 +1,415 @@
+package chesstb
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/mmap"
+)
+
+// copyFixtures copies the committed fixture tables into a fresh directory
+// the test may damage.
+func copyFixtures(t *testing.T) string {
+	t.Helper()
+	src := testenv.Testdata(t, "chesstb")
+	dst := t.TempDir()
+	for _, kind := range []string{"wdl", "dtz", "dtm"} {
+		if err := os.MkdirAll(filepath.Join(dst, kind), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(filepath.Join(src, kind))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(src, kind, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, kind, e.Name()), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dst
+}
+
+// frameLayout parses a fixture file's header to learn where its parts lie.
+func frameLayout(t *testing.T, path string, k Kind, mat string) *header {
+	t.Helper()
+	src, err := mmap.New(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	obj, err := src.Open(context.Background(), filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	m, err := parseMaterial(mat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := newIndexConfig(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := parseHeader(context.Background(), obj, k, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func mustFEN(t testing.TB, fen string) chess.Position {
+	t.Helper()
+	p, err := chess.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Positions whose probes read the damaged tables (all decisive, so every
+// distance table is read; white to move, so the stored frames are read).
+const (
+	fenKQKR = "8/8/8/3k4/8/8/1Q1r4/K7 w - - 0 1"
+	fenKBNK = "8/8/8/3k4/8/8/1BN5/K7 w - - 0 1"
+	fenKRK  = "8/8/8/3k4/8/8/1R6/K7 w - - 0 1"
+	fenKQK  = "8/8/8/3k4/8/8/1Q6/K7 w - - 0 1"
+)
+
+// storedFrame returns the first frame of h that holds cells.
+func storedFrame(t *testing.T, h *header) *frame {
+	t.Helper()
+	for c := range h.frames {
+		if h.frames[c].stored() {
+			return &h.frames[c]
+		}
+	}
+	t.Fatal("no stored frame")
+	return nil
+}
+
+func TestMalformedFiles(t *testing.T) {
+	type damage func(t *testing.T, path string, b []byte) []byte
+	flip := func(off int64) damage {
+		return func(t *testing.T, path string, b []byte) []byte {
+			b[off] ^= 0xff
+			return b
+		}
+	}
+	cases := []struct {
+		name   string
+		file   string // relative to the fixture root
+		kind   Kind
+		mat    string
+		fen    string
+		metric Metric
+		damage damage
+		want   string // a fragment of the error text
+	}{
+		{"bad magic", "dtz/KQKR.lzdtz", KindDTZ, "KQKR", fenKQKR, MetricDTZ, flip(0), "bad magic"},
+		{"wrong material key", "dtm/KQKR.lzdtm", KindDTM, "KQKR", fenKQKR, MetricDTM, flip(5), "material key"},
+		{"size not aligned", "wdl/KBNK.lzw", KindWDL, "KBNK", fenKBNK, MetricWDL,
+			func(t *testing.T, _ string, b []byte) []byte { return b[:len(b)/2] }, "file size"},
+		{"truncated header", "dtm/KBNK.lzdtm", KindDTM, "KBNK", fenKBNK, MetricDTM,
+			func(t *testing.T, _ string, b []byte) []byte { return b[:72] }, "past the end"},
+		{"data past the end", "dtz/KBNK.lzdtz", KindDTZ, "KBNK", fenKBNK, MetricDTZ,
+			func(t *testing.T, path string, b []byte) []byte {
+				h := frameLayout(t, path, KindDTZ, "KBNK")
+				f := storedFrame(t, h)
+				// Keep the header, drop the data but stay 8 past a multiple of 64.
+				return append(b[:(f.dataOff+64)&^63], make([]byte, 8)...)
+			}, "past the end"},
+		{"offsets past the data", "dtm/KQKR.lzdtm", KindDTM, "KQKR", fenKQKR, MetricDTM,
+			func(t *testing.T, path string, b []byte) []byte {
+				f := storedFrame(t, frameLayout(t, path, KindDTM, "KQKR"))
+				start := f.offsetsAt + 4
+				for i := start; i < start+int64(f.offsets.onDiskBytes()); i++ {
+					b[i] = 0xff
+				}
+				return b
+			}, "offsets"},
+		{"LZMA properties", "dtz/KQKR.lzdtz", KindDTZ, "KQKR", fenKQKR, MetricDTZ,
+			func(t *testing.T, path string, b []byte) []byte {
+				f := storedFrame(t, frameLayout(t, path, KindDTZ, "KQKR"))
+				for blk := range f.blockCnt {
+					lo, hi := f.offsets.get(blk), f.offsets.get(blk+1)
+					if hi > lo {
+						b[f.dataOff+int64(hi)-5] = 0xff // lc/lp/pb byte out of range
+					}
+				}
+				return b
+			}, "LZMA"},
+		{"LZ4 block", "wdl/KQKR.lzw", KindWDL, "KQKR", fenKQKR, MetricWDL,
+			func(t *testing.T, path string, b []byte) []byte {
+				f := storedFrame(t, frameLayout(t, path, KindWDL, "KQKR"))
+				for i := f.dataOff; i < f.dataOff+int64(f.dataSize); i++ {
+					b[i] = 0xff
+				}
+				return b
+			}, "LZ4"},
+		{"bad colour count", "wdl/KBNK.lzw", KindWDL, "KBNK", fenKBNK, MetricWDL,
+			func(t *testing.T, _ string, b []byte) []byte { b[4] |= 3; return b }, "colour count"},
+		{"bad permutation", "dtz/KQK.lzdtz", KindDTZ, "KQK", fenKQK, MetricDTZ,
+			func(t *testing.T, _ string, b []byte) []byte { b[9], b[10], b[11], b[12] = 0xff, 0xff, 0, 0; return b }, "permutation"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyFixtures(t)
+			path := filepath.Join(dir, tc.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, tc.damage(t, path, b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tb := openDirs(t, Options{}, dir)
+			ctx := context.Background()
+			pos := mustFEN(t, tc.fen)
+			for range 2 { // the failure repeats; it is not cached as a value
+				res, err := tb.Probe(ctx, &pos)
+				if err == nil {
+					// A damaged distance table may leave the other metrics
+					// standing; then the metric itself reports it.
+					if tc.metric == MetricWDL {
+						t.Fatal("WDL answered from a damaged table")
+					}
+					err = res.Unavailable[tc.metric]
+				}
+				checkFileError(t, err, tc.file, tc.want)
+			}
+			// Another table still answers.
+			other := mustFEN(t, fenKRK)
+			if _, err := tb.Probe(ctx, &other); err != nil {
+				t.Fatalf("KRK after the damage: %v", err)
+			}
+		})
+	}
+}
+
+func checkFileError(t *testing.T, err error, file, want string) {
+	t.Helper()
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("error %v does not match ErrCorrupt", err)
+	}
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.File != file {
+		t.Fatalf("error %v does not name %s", err, file)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q lacks %q", err, want)
+	}
+}
+
+// TestChecksum checks the stored XXH64 of every fixture file, then finds a
+// single flipped payload byte that structural checks cannot see.
+func TestChecksum(t *testing.T) {
+	dir := copyFixtures(t)
+	tb := openDirs(t, Options{VerifyChecksums: true}, dir)
+	ctx := context.Background()
+	for _, fen := range []string{fenKQKR, fenKBNK, fenKRK} {
+		pos := mustFEN(t, fen)
+		res, err := tb.Probe(ctx, &pos)
+		if err != nil || !res.HasWDL || !res.HasDTZ || !res.HasDTM {
+			t.Fatalf("%s: %v %v", fen, err, res.Unavailable)
+		}
+	}
+	path := filepath.Join(dir, "dtm", "KBNK.lzdtm")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb2 := openDirs(t, Options{VerifyChecksums: true}, dir)
+	pos := mustFEN(t, fenKBNK)
+	res, err := tb2.Probe(ctx, &pos)
+	if err == nil {
+		err = res.Unavailable[MetricDTM]
+	}
+	checkFileError(t, err, "dtm/KBNK.lzdtm", "checksum")
+}
+
+// TestNoTable checks that a material without tables is ErrNoTable and that
+// positions outside the domain are refused.
+func TestNoTable(t *testing.T) {
+	tb := openDirs(t, Options{}, testenv.Testdata(t, "chesstb"))
+	ctx := context.Background()
+	pos := mustFEN(t, "8/8/8/3k4/8/8/1QQ5/K7 w - - 0 1") // KQQK: not in the fixtures
+	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrNoTable) {
+		t.Fatalf("KQQK: %v", err)
+	}
+	castle := mustFEN(t, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+	if _, err := tb.Probe(ctx, &castle); !errors.Is(err, ErrBadPosition) {
+		t.Fatalf("castling: %v", err)
+	}
+	// Mate, stalemate and bare kings need no table (arbiter: the rules).
+	for _, c := range []struct {
+		fen       string
+		wdl       int
+		mate, stm bool
+	}{
+		{"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 0, false, true},  // stalemate
+		{"7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", -2, true, false}, // checkmate
+		{"8/8/8/3k4/8/8/8/K7 w - - 0 1", 0, false, false},   // bare kings
+	} {
+		pos := mustFEN(t, c.fen)
+		res, err := tb.Probe(ctx, &pos)
+		if err != nil {
+			t.Fatalf("%s: %v", c.fen, err)
+		}
+		if res.WDL != c.wdl || res.Checkmate != c.mate || res.Stalemate != c.stm || res.DTZ != 0 || res.DTM != 0 {
+			t.Fatalf("%s: %+v", c.fen, res)
+		}
+	}
+}
+
+// TestConcurrentProbes probes the fixture oracle rows from 16 goroutines at
+// once through one Tablebase with a budget far below the working set, so
+// blocks are evicted and decoded again while others read them.
+func TestConcurrentProbes(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
+	rows = sample(rows, 160)
+	if raceEnabled {
+		rows = sample(rows, 60)
+	}
+	const budget = 3 << 20
+	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range rows {
+				r := rows[(i+g*37)%len(rows)]
+				pos := r.position(t)
+				wdl, dtz, _, dtm, _ := r.expected(t)
+				res, err := tb.Probe(ctx, &pos)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.WDL != wdl || res.DTZ != dtz || res.DTM != dtm {
+					errs <- errors.New("line " + r.fen + ": mismatch under concurrency")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	used, peak := tb.CacheStats()
+	if used > budget || peak > budget {
+		t.Fatalf("cache held %d bytes (peak %d) over the %d budget", used, peak, budget)
+	}
+	t.Logf("cache peak %d of %d bytes", peak, budget)
+}
+
+// TestCacheBudget sweeps budgets from below one block upward and checks the
+// bytes held never pass the budget while answers stay right.
+func TestCacheBudget(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	rows := sample(readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false), 40)
+	for _, budget := range []int64{1, 4 << 10, 100 << 10, 1 << 20, 64 << 20} {
+		tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
+		n, _ := checkRows(t, tb, dir, rows)
+		used, peak := tb.CacheStats()
+		if used > budget || peak > budget {
+			t.Fatalf("budget %d: held %d, peak %d", budget, used, peak)
+		}
+		t.Logf("budget %d: %d rows, peak %d bytes", budget, n, peak)
+	}
+}
+
+// TestClose checks that Close waits for probes and refuses later ones.
+func TestClose(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	tb, err := Open(Options{}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pos := mustFEN(t, fenKBNK)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				if _, err := tb.Probe(ctx, &pos); err != nil && !errors.Is(err, ErrClosed) {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if _, err := tb.Probe(ctx, &pos); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
+
+// flakySource fails every other Open with a transient error, to check that
+// such failures are reported and not remembered.
+type flakySource struct {
+	source.Source
+	mu sync.Mutex
+	n  int
+}
+
+func (f *flakySource) Open(ctx context.Context, name string) (source.Object, error) {
+	f.mu.Lock()
+	f.n++
+	fail := f.n%2 == 1
+	f.mu.Unlock()
+	if fail {
+		return nil, &source.Error{Op: "open", Name: name, Err: source.Transient(errors.New("connection reset"))}
+	}
+	return f.Source.Open(ctx, name)
+}
+
+func TestTransientOpen(t *testing.T) {
+	src, err := mmap.New(testenv.Testdata(t, "chesstb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	tb, err := Open(Options{}, &flakySource{Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	ctx := context.Background()
+	pos := mustFEN(t, fenKRK)
+	_, err = tb.WDL(ctx, &pos)
+	if !errors.Is(err, source.ErrTransient) {
+		t.Fatalf("first probe: %v, want a transient error", err)
+	}
+	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
+		t.Fatalf("retry: %d %v", w, err)
+	}
+}
