@@ -8,149 +8,157 @@ import (
 )
 
 // FrameCache keeps decoded table frames in memory under one byte budget
-// shared by every table that uses it. It is split into shards, each with its
-// own lock and least-recently-used list, so concurrent probes of different
-// frames rarely wait for each other; a frame that several goroutines miss at
-// once is decoded by one of them while the others wait for it.
+// shared by every table that uses it.
+//
+// A hit costs two atomic loads and takes no lock: each open table has one
+// slot per frame holding a pointer to the decoded frame, so concurrent
+// probes never wait for each other on the way to cached data. Only a miss
+// takes the cache's lock, to account for the new frame and evict others by
+// the CLOCK policy (an approximation of least-recently-used: a hit sets a
+// frame's reference bit; eviction passes over frames with the bit set,
+// clearing it, and evicts the first without). A frame that several
+// goroutines miss at once is decoded by one of them while the others wait.
 type FrameCache struct {
-	shards [cacheShards]cacheShard
-	hits   atomic.Uint64
+	budget int64
 	misses atomic.Uint64
-}
 
-const cacheShards = 32
+	mu   sync.Mutex
+	used int64
+	ring []*cacheEntry // resident frames, in no particular order
+	hand int           // CLOCK hand into ring
+}
 
 // DefaultCacheBytes is the frame cache budget Open uses when Options gives
-// none: 64 MiB, about 8000 frames of 8 KiB.
+// none: 64 MiB, about 8000 frames of 8 KiB (every table up to total 5
+// decoded is 45 MiB).
 const DefaultCacheBytes = 64 << 20
-
-// frameKey names one frame of one open table.
-type frameKey struct {
-	table uint64 // unique per open table, see nextTableID
-	frame uint32
-}
 
 // cacheEntry is one frame, decoded or being decoded.
 type cacheEntry struct {
-	key  frameKey
-	data []byte
-	err  error
-	// done is closed when data or err is set.
-	done       chan struct{}
-	prev, next *cacheEntry // LRU list, most recent at head.next
-	listed     bool
-}
-
-type cacheShard struct {
-	mu     sync.Mutex
-	budget int64
-	used   int64
-	items  map[frameKey]*cacheEntry
-	head   cacheEntry // sentinel of the circular LRU list
+	data  []byte
+	err   error
+	ready atomic.Bool   // data is set and may be read
+	ref   atomic.Bool   // read since the CLOCK hand last passed
+	done  chan struct{} // closed when data or err is set
+	slot  *atomic.Pointer[cacheEntry]
+	pos   int // index in FrameCache.ring while resident, else -1
 }
 
 // NewFrameCache returns a cache that holds at most budget bytes of decoded
-// frames (at least one frame per shard is kept whatever the budget).
+// frames (the frame being added is always kept, even beyond the budget).
 func NewFrameCache(budget int64) *FrameCache {
-	c := &FrameCache{}
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.budget = budget / cacheShards
-		s.items = make(map[frameKey]*cacheEntry)
-		s.head.prev, s.head.next = &s.head, &s.head
-	}
-	return c
+	return &FrameCache{budget: budget}
 }
 
-// Stats returns the number of lookups answered from memory and the number
-// that had to load a frame.
-func (c *FrameCache) Stats() (hits, misses uint64) {
-	return c.hits.Load(), c.misses.Load()
+// Stats returns the number of frames loaded (cache misses) so far, and the
+// frames and bytes now resident.
+func (c *FrameCache) Stats() (misses uint64, frames int, bytes int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.misses.Load(), len(c.ring), c.used
 }
 
-func (c *FrameCache) shard(k frameKey) *cacheShard {
-	h := k.table*0x9E3779B97F4A7C15 ^ uint64(k.frame)*0xC2B2AE3D27D4EB4F
-	return &c.shards[(h>>32)%cacheShards]
-}
-
-// get returns the frame k, calling load on a miss. Errors are not cached: a
-// later get tries again.
-func (c *FrameCache) get(ctx context.Context, k frameKey, load func() ([]byte, error)) ([]byte, error) {
-	s := c.shard(k)
-	s.mu.Lock()
-	if e, ok := s.items[k]; ok {
-		if e.listed {
-			s.unlink(e)
-			s.pushFront(e)
-			s.mu.Unlock()
-			c.hits.Add(1)
+// get returns the frame held in slot, calling load on a miss. Errors are
+// not cached: a later get tries again.
+func (c *FrameCache) get(ctx context.Context, slot *atomic.Pointer[cacheEntry], load func() ([]byte, error)) ([]byte, error) {
+	for {
+		e := slot.Load()
+		if e != nil && e.ready.Load() {
+			if !e.ref.Load() {
+				e.ref.Store(true)
+			}
 			return e.data, nil
 		}
-		s.mu.Unlock()
-		c.hits.Add(1)
+		if e == nil {
+			e = &cacheEntry{done: make(chan struct{}), slot: slot, pos: -1}
+			if !slot.CompareAndSwap(nil, e) {
+				continue
+			}
+			return c.fill(e, load)
+		}
 		select {
 		case <-e.done:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if e.err != nil && isContextErr(e.err) && ctx.Err() == nil {
-			// The goroutine that loaded the frame was cancelled, not
-			// this one: load it again for this caller.
-			return c.get(ctx, k, load)
+		if e.err == nil {
+			return e.data, nil
 		}
-		return e.data, e.err
+		if !isContextErr(e.err) || ctx.Err() != nil {
+			return nil, e.err
+		}
+		// The goroutine that loaded the frame was cancelled, not this
+		// one: try again for this caller.
 	}
-	e := &cacheEntry{key: k, done: make(chan struct{})}
-	s.items[k] = e
-	s.mu.Unlock()
+}
+
+// fill loads a frame into the entry e, which this goroutine has just put in
+// its slot, and makes room for it.
+func (c *FrameCache) fill(e *cacheEntry, load func() ([]byte, error)) ([]byte, error) {
 	c.misses.Add(1)
-
 	data, err := load()
-
-	s.mu.Lock()
-	e.data, e.err = data, err
 	if err != nil {
-		delete(s.items, k)
-	} else {
-		s.pushFront(e)
-		s.used += int64(cap(data))
-		for s.used > s.budget && s.head.prev != e {
-			old := s.head.prev
-			s.unlink(old)
-			delete(s.items, old.key)
-			s.used -= int64(cap(old.data))
-		}
+		e.err = err
+		e.slot.CompareAndSwap(e, nil)
+		close(e.done)
+		return nil, err
 	}
-	s.mu.Unlock()
+	e.data = data
+	e.ready.Store(true)
 	close(e.done)
-	return data, err
-}
 
-func (s *cacheShard) unlink(e *cacheEntry) {
-	e.prev.next, e.next.prev = e.next, e.prev
-	e.prev, e.next, e.listed = nil, nil, false
-}
-
-func (s *cacheShard) pushFront(e *cacheEntry) {
-	e.prev, e.next = &s.head, s.head.next
-	s.head.next.prev = e
-	s.head.next = e
-	e.listed = true
-}
-
-// drop forgets every frame of one table, when the table is closed.
-func (c *FrameCache) drop(table uint64) {
-	for i := range c.shards {
-		s := &c.shards[i]
-		s.mu.Lock()
-		for k, e := range s.items {
-			if k.table == table && e.listed {
-				s.unlink(e)
-				delete(s.items, k)
-				s.used -= int64(cap(e.data))
-			}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.slot.Load() != e {
+		// The table was closed while the frame loaded.
+		return data, nil
+	}
+	e.pos = len(c.ring)
+	c.ring = append(c.ring, e)
+	c.used += int64(cap(data))
+	for c.used > c.budget && len(c.ring) > 1 {
+		if c.hand >= len(c.ring) {
+			c.hand = 0
 		}
-		s.mu.Unlock()
+		v := c.ring[c.hand]
+		if v == e || v.ref.Load() {
+			v.ref.Store(false)
+			c.hand++
+			continue
+		}
+		c.evict(v)
+	}
+	return data, nil
+}
+
+// evict removes a resident entry; c.mu is held.
+func (c *FrameCache) evict(v *cacheEntry) {
+	v.slot.CompareAndSwap(v, nil)
+	last := len(c.ring) - 1
+	c.ring[v.pos] = c.ring[last]
+	c.ring[v.pos].pos = v.pos
+	c.ring[last] = nil
+	c.ring = c.ring[:last]
+	v.pos = -1
+	c.used -= int64(cap(v.data))
+}
+
+// drop forgets every resident frame held in slots, when their table is
+// closed.
+func (c *FrameCache) drop(slots []atomic.Pointer[cacheEntry]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range slots {
+		e := slots[i].Load()
+		switch {
+		case e == nil:
+		case e.pos >= 0:
+			c.evict(e)
+		default:
+			// Still loading: fill sees the empty slot and keeps the
+			// frame out of the cache.
+			slots[i].CompareAndSwap(e, nil)
+		}
 	}
 }
 

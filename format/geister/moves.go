@@ -171,34 +171,52 @@ type ObservationValues struct {
 	Confident []Move
 }
 
+// ColouringValues returns every colouring of o with its value, read from
+// the observation's one run of table bytes: colouring i is at index
+// first+i of material m's table. It fails with ErrNoTable when the table is
+// missing.
+func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Material, first uint64, colourings []Colouring, err error) {
+	m, first, cols, err := Colourings(o)
+	if err != nil {
+		return m, 0, nil, err
+	}
+	st, err := tb.table(ctx, m)
+	if err != nil {
+		return m, 0, nil, err
+	}
+	var buf [70]byte // C(8,4), the largest run
+	run := buf[:len(cols)]
+	if err := st.r.read(ctx, run, first); err != nil {
+		return m, 0, nil, err
+	}
+	colourings = make([]Colouring, len(cols))
+	for i, p := range cols {
+		v := run[i]
+		if err := checkValue(v, m, first+uint64(i)); err != nil {
+			return m, 0, nil, err
+		}
+		if tv, ok := p.Terminal(); ok && tv != v {
+			return m, 0, nil, fmt.Errorf("%w: %v entry %d holds %d for a position the rules decide as %d", ErrCorrupt, m, first+uint64(i), v, tv)
+		}
+		colourings[i] = Colouring{Position: p, Value: v, Result: ResultOf(v)}
+	}
+	return m, first, colourings, nil
+}
+
 // ObservationValues returns the values of every colouring of o, read from
 // the observation's one run of table bytes, and judges each legal move over
 // all colourings (needing the children's tables too). It fails with
 // ErrNoTable when the observation's own table is missing; a move whose
 // children lack tables is only counted as Missing.
 func (tb *Tablebase) ObservationValues(ctx context.Context, o Observation) (*ObservationValues, error) {
-	m, first, cols, err := Colourings(o)
+	m, first, colourings, err := tb.ColouringValues(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	out := &ObservationValues{Material: m, First: first, Colourings: make([]Colouring, len(cols))}
-	st, err := tb.table(ctx, m)
-	if err != nil {
-		return nil, err
-	}
-	run := make([]byte, len(cols))
-	if err := st.r.read(ctx, run, first); err != nil {
-		return nil, err
-	}
-	for i, p := range cols {
-		v := run[i]
-		if err := checkValue(v, m, first+uint64(i)); err != nil {
-			return nil, err
-		}
-		if tv, ok := p.Terminal(); ok && tv != v {
-			return nil, fmt.Errorf("%w: %v entry %d holds %d for a position the rules decide as %d", ErrCorrupt, m, first+uint64(i), v, tv)
-		}
-		out.Colourings[i] = Colouring{Position: p, Value: v, Result: ResultOf(v)}
+	out := &ObservationValues{Material: m, First: first, Colourings: colourings}
+	cols := make([]Position, len(colourings))
+	for i, c := range colourings {
+		cols[i] = c.Position
 	}
 	if o.OwnBlue&ExitMask != 0 {
 		out.Escape = true

@@ -199,14 +199,11 @@ func (st *seekTable) frameOf(off uint64) int {
 type zstdTable struct {
 	obj   source.Object
 	name  string
-	id    uint64
 	st    *seekTable
 	cache *FrameCache
+	// slots holds each frame's cache entry, if any.
+	slots []atomic.Pointer[cacheEntry]
 }
-
-// nextTableID numbers open tables for the frame cache's keys, so one cache
-// can serve several Tablebases.
-var nextTableID atomic.Uint64
 
 func openZstd(ctx context.Context, obj source.Object, name string, m Material, cache *FrameCache) (*zstdTable, error) {
 	size := obj.Size()
@@ -235,7 +232,7 @@ func openZstd(ctx context.Context, obj source.Object, name string, m Material, c
 	if total := st.dOff[st.frames()]; total != m.Entries() {
 		return nil, fmt.Errorf("%w: %s decompresses to %d bytes, material %v has %d entries", ErrCorrupt, name, total, m, m.Entries())
 	}
-	return &zstdTable{obj: obj, name: name, id: nextTableID.Add(1), st: st, cache: cache}, nil
+	return &zstdTable{obj: obj, name: name, st: st, cache: cache, slots: make([]atomic.Pointer[cacheEntry], st.frames())}, nil
 }
 
 func readFull(ctx context.Context, obj source.Object, p []byte, off int64) error {
@@ -266,7 +263,7 @@ func (t *zstdTable) read(ctx context.Context, p []byte, off uint64) error {
 // frame returns frame f decoded, from the cache or by reading and decoding
 // exactly that frame.
 func (t *zstdTable) frame(ctx context.Context, f int) ([]byte, error) {
-	return t.cache.get(ctx, frameKey{table: t.id, frame: uint32(f)}, func() ([]byte, error) {
+	return t.cache.get(ctx, &t.slots[f], func() ([]byte, error) {
 		return t.load(ctx, f)
 	})
 }
@@ -293,7 +290,8 @@ func (t *zstdTable) load(ctx context.Context, f int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := dec.DecodeAll(buf, make([]byte, 0, ds))
+	// Room beyond the frame lets the decoder use its faster copy loops.
+	out, err := dec.DecodeAll(buf, make([]byte, 0, ds+64))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s frame %d: %v", ErrCorrupt, t.name, f, err)
 	}
@@ -309,7 +307,7 @@ func (t *zstdTable) load(ctx context.Context, f int) ([]byte, error) {
 }
 
 func (t *zstdTable) close() error {
-	t.cache.drop(t.id)
+	t.cache.drop(t.slots)
 	return t.obj.Close()
 }
 
