@@ -70,3 +70,40 @@ func FuzzParseFEN(f *testing.F) {
 		_ = p.IsCheckmate()
 	})
 }
+
+// FuzzParseMove: ParseMove never panics, and an accepted move is legal and
+// reads back the same from its UCI and its SAN spelling.
+func FuzzParseMove(f *testing.F) {
+	fens := []string{
+		StartFEN,
+		"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+		"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+		"5r1k/8/2p5/1n1pP3/4K3/r7/8/8 w - d6 0 2",
+	}
+	for i, s := range []string{"e4", "Nf3", "O-O", "0-0-0", "dxc8=Q+", "e1g1", "d7c8n", "exd6", "Kxd5", "a1a1", "Qh4#", "Nbd7"} {
+		f.Add(uint8(i), s)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, s string) {
+		p, err := ParseFEN(fens[int(which)%len(fens)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := p.ParseMove(s)
+		if err != nil {
+			return
+		}
+		var buf [256]Move
+		found := false
+		for _, l := range p.LegalMoves(buf[:0]) {
+			found = found || l == m
+		}
+		if !found {
+			t.Fatalf("ParseMove(%q) = %v, not a legal move", s, m)
+		}
+		for _, text := range []string{m.UCI(), p.SAN(m)} {
+			if back, err := p.ParseMove(text); err != nil || back != m {
+				t.Fatalf("ParseMove(%q) = %v, %v; want %v", text, back, err, m)
+			}
+		}
+	})
+}

@@ -1,13 +1,14 @@
 package chess
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
 
 // ErrIllegalMove is wrapped by ParseMove's errors: the text is not a legal
 // move in the position.
-var ErrIllegalMove = fmt.Errorf("chess: illegal move")
+var ErrIllegalMove = errors.New("chess: illegal move")
 
 // SAN returns the legal move m in Standard Algebraic Notation ("Nbd7",
 // "exd6", "e8=Q+", "O-O#").
