@@ -95,6 +95,15 @@ func BenchmarkUnmoves(b *testing.B) {
 	}
 }
 
+func BenchmarkSameMaterialUnmoves(b *testing.B) {
+	p := mustFENB(b, "8/8/3k4/8/2P5/8/1K1Q4/8 b - - 0 1")
+	buf := make([]Unmove, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = p.SameMaterialUnmoves(buf[:0])
+	}
+}
+
 func mustFENB(b *testing.B, fen string) Position {
 	b.Helper()
 	p, err := ParseFEN(fen)

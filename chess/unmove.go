@@ -64,8 +64,20 @@ const (
 // or rook leaving home, a rook captured at home) is not generated; the
 // tablebases this serves have no castling. The half-move clock does not
 // prune unmoves (a child with clock 0 still gets quiet unmoves), because
-// retrograde analysis works on positions without clocks.
-func (p *Position) Unmoves(dst []Unmove) []Unmove {
+// retrograde analysis works on positions without clocks. Parents are the
+// positions ParseFEN accepts; whether they are reachable from the initial
+// position is not examined further (for instance a parent with an
+// en-passant square whose side to move is in a check that double push could
+// not have given).
+func (p *Position) Unmoves(dst []Unmove) []Unmove { return p.unmoves(dst, false) }
+
+// SameMaterialUnmoves appends to dst the unmoves of Unmoves that keep the
+// material: no uncaptures (en passant included) and no unpromotions, in the
+// same order. A retrograde solver working within one material signature
+// needs only these, and they are several times fewer.
+func (p *Position) SameMaterialUnmoves(dst []Unmove) []Unmove { return p.unmoves(dst, true) }
+
+func (p *Position) unmoves(dst []Unmove, sameMaterial bool) []Unmove {
 	y := p.side    // to move in the child: the side that did not move
 	x := y.Other() // the side that just moved
 	if p.kingSquare(x) == NoSquare || p.kingSquare(y) == NoSquare {
@@ -104,13 +116,17 @@ func (p *Position) Unmoves(dst []Unmove) []Unmove {
 		case Queen:
 			froms = QueenAttacks(to, occ)
 		case Pawn:
-			dst = p.pawnUnmoves(dst, to, up, relRank(to), empty)
+			dst = p.pawnUnmoves(dst, to, up, relRank(to), empty, sameMaterial)
 			continue
 		}
-		for f := froms & empty; f != 0; {
-			dst = p.addUnmoves(dst, makeMove(f.PopLSB(), to), quietOrCapture)
+		mode := quietOrCapture
+		if sameMaterial {
+			mode = quietOnly
 		}
-		if pt != King && lastRank.Has(to) {
+		for f := froms & empty; f != 0; {
+			dst = p.addUnmoves(dst, makeMove(f.PopLSB(), to), mode)
+		}
+		if pt != King && lastRank.Has(to) && !sameMaterial {
 			// Unpromotions: the pawn came from the seventh rank, straight
 			// (quiet) or diagonally (capturing).
 			if from := to - up; empty.Has(from) {
@@ -125,8 +141,9 @@ func (p *Position) Unmoves(dst []Unmove) []Unmove {
 }
 
 // pawnUnmoves appends the unmoves of the side that moved's pawn on to; r is
-// its rank counted from its own side (0..7) and up its forward step.
-func (p *Position) pawnUnmoves(dst []Unmove, to, up Square, r int, empty Bitboard) []Unmove {
+// its rank counted from its own side (0..7) and up its forward step. With
+// sameMaterial it leaves out the capturing ones.
+func (p *Position) pawnUnmoves(dst []Unmove, to, up Square, r int, empty Bitboard, sameMaterial bool) []Unmove {
 	y := p.side
 	if r < 2 {
 		return dst // a pawn on its second rank has not moved
@@ -143,6 +160,9 @@ func (p *Position) pawnUnmoves(dst []Unmove, to, up Square, r int, empty Bitboar
 				dst = p.addUnmoves(dst, makeMove(from-up, to), quietOnly)
 			}
 		}
+	}
+	if sameMaterial {
+		return dst
 	}
 	for f := pawnAttacks[y][to] & empty; f != 0; {
 		dst = p.addUnmoves(dst, makeMove(f.PopLSB(), to), captureOnly)

@@ -200,3 +200,30 @@ func TestUnmoveCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestSameMaterialUnmoves: SameMaterialUnmoves is exactly the part of
+// Unmoves without uncaptures and unpromotions, in the same order.
+func TestSameMaterialUnmoves(t *testing.T) {
+	games, sparse := unmoveBudget()
+	var all, same []Unmove
+	for _, p := range unmovePositions(t, 3, games, sparse) {
+		all = p.Unmoves(all[:0])
+		same = p.SameMaterialUnmoves(same[:0])
+		var want []Unmove
+		for _, u := range all {
+			if u.Captured() == NoPieceType && u.Move().Promotion() == NoPieceType {
+				want = append(want, u)
+			}
+		}
+		if !slices.Equal(same, want) {
+			t.Fatalf("%s: SameMaterialUnmoves %v, want %v", p.FEN(), same, want)
+		}
+		par := p
+		if len(same) > 0 {
+			par = p.Unmake(same[0])
+		}
+		if par.MaterialKey() != p.MaterialKey() {
+			t.Fatalf("%s: parent %s has other material", p.FEN(), par.FEN())
+		}
+	}
+}
