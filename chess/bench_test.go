@@ -131,3 +131,26 @@ func TestLegalMovesNoAlloc(t *testing.T) {
 		t.Errorf("LegalMoves/Play/IsCheckmate/Unmoves allocate %.1f times per run", allocs)
 	}
 }
+
+func BenchmarkFromBoard(b *testing.B) {
+	var board [64]Piece
+	board[B2] = MakePiece(White, King)
+	board[D2] = MakePiece(White, Queen)
+	board[D6] = MakePiece(Black, King)
+	b.Run("legal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := FromBoard(board, Black, 0, NoSquare, 0, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("side-not-to-move-in-check", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := FromBoard(board, White, 0, NoSquare, 0, 1); err == nil {
+				b.Fatal("accepted")
+			}
+		}
+	})
+}

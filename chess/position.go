@@ -205,7 +205,14 @@ func FromBoard(board [64]Piece, side Color, castling CastlingRights, ep Square, 
 	return p, nil
 }
 
-// castleRook gives, per castling right, the king's home, the rook's home.
+// errNotToMoveInCheck is built once: enumerating solvers meet this reason
+// for a large share of boards, and a prebuilt error costs no allocation.
+var errNotToMoveInCheck = [2]error{
+	fmt.Errorf("%w: black is in check but it is white to move", ErrIllegalPosition),
+	fmt.Errorf("%w: white is in check but it is black to move", ErrIllegalPosition),
+}
+
+// castleHomes gives, per castling right, the king's home and the rook's home.
 var castleHomes = [4]struct{ king, rook Square }{
 	{E1, H1}, {E1, A1}, {E8, H8}, {E8, A8},
 }
@@ -257,9 +264,8 @@ func (p *Position) validate() error {
 			return fmt.Errorf("%w: castling right %v without the %s rook on %v", ErrIllegalPosition, r, colorName(c), h.rook)
 		}
 	}
-	them := p.side.Other()
-	if p.attackedBy(p.kingSquare(them), p.side, p.Occupied()) {
-		return fmt.Errorf("%w: %s is in check but it is %s to move", ErrIllegalPosition, colorName(them), colorName(p.side))
+	if p.attackedBy(p.kingSquare(p.side.Other()), p.side, p.Occupied()) {
+		return errNotToMoveInCheck[p.side]
 	}
 	if p.ep != NoSquare {
 		if err := p.checkEP(); err != nil {
