@@ -21,14 +21,14 @@ import (
 // way a front end does.
 var transports = []struct {
 	name  string
-	serve func(t *testing.T, dir string) string // returns the URL
+	serve func(t testing.TB, dir string) string // returns the URL
 }{
-	{"mmap", func(t *testing.T, dir string) string { return dir }},
-	{"http", func(t *testing.T, dir string) string {
+	{"mmap", func(t testing.TB, dir string) string { return dir }},
+	{"http", func(t testing.TB, dir string) string {
 		httptest.WriteManifest(t, dir)
 		return httptest.Serve(t, dir)
 	}},
-	{"s3", func(t *testing.T, dir string) string {
+	{"s3", func(t testing.TB, dir string) string {
 		srv, u := s3test.ServeDir(t, dir)
 		srv.Setenv(t)
 		return u
