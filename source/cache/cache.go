@@ -79,6 +79,7 @@ type entry struct {
 	done   chan struct{}
 	data   []byte // valid once done is closed and err is nil
 	err    error
+	hint   source.Hint // of the read that asked for the block first
 	pinned bool
 	elem   *list.Element // position in data or pinned; nil while in flight or once evicted
 }
@@ -202,7 +203,7 @@ func (o *object) blocks(ctx context.Context, off, want int64, hint source.Hint) 
 			e := s.entries[k]
 			switch {
 			case e == nil:
-				e = &entry{key: k, done: make(chan struct{}), pinned: pin}
+				e = &entry{key: k, done: make(chan struct{}), hint: hint, pinned: pin}
 				s.entries[k] = e
 				mine = append(mine, e)
 			case e.elem != nil:
@@ -267,7 +268,7 @@ func (o *object) fetch(ctx context.Context, mine []*entry) error {
 		start := run[0].key.block * o.s.bs
 		end := min((run[len(run)-1].key.block+1)*o.s.bs, o.size)
 		buf := make([]byte, end-start)
-		n, err := o.Object.ReadAt(ctx, buf, start, run[0].hint())
+		n, err := o.Object.ReadAt(ctx, buf, start, run[0].hint)
 		if err == io.EOF && n == len(buf) {
 			err = nil
 		}
@@ -280,13 +281,6 @@ func (o *object) fetch(ctx context.Context, mine []*entry) error {
 		o.s.finish(run, buf, err)
 	}
 	return firstErr
-}
-
-func (e *entry) hint() source.Hint {
-	if e.pinned {
-		return source.HintIndex
-	}
-	return source.HintData
 }
 
 // finish publishes the outcome of a fetch of run, which read buf from the
