@@ -1,17 +1,16 @@
 package chesstb
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/pierrec/lz4/v4"
 	"github.com/tbfs/tbfs/source"
-	"github.com/ulikunitz/xz/lzma"
 )
 
 // tableFile is one open table file: its header, and the way to its blocks.
@@ -131,11 +130,11 @@ func (t *tableFile) readRank(ctx context.Context, c int, idx uint64) (uint16, bo
 	if f.skipBlock(b) {
 		return 0, true, nil
 	}
-	data, err := t.block(ctx, c, b, decodeLZMA)
+	off := (idx % per) * eb
+	data, err := t.rankBlock(ctx, c, b, int(off+eb))
 	if err != nil {
 		return 0, false, err
 	}
-	off := (idx % per) * eb
 	if off+eb > uint64(len(data)) {
 		return 0, false, t.fileErr(int64(b), corruptf("cell past the decoded block"))
 	}
@@ -172,30 +171,95 @@ func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
 // its tail (one lc/lp/pb byte and a 32-bit dictionary size).
 const lzmaPropsSize = 5
 
-// decodeLZMA decodes one distance block: a raw LZMA stream followed by its
-// properties, decoding to exactly size bytes.
+// lzmaBlock is a distance block decoded as far as probes have needed: the
+// first probe decodes up to its cell, a later probe of a cell further in
+// resumes from the saved coder state. Bytes below done never change.
+type lzmaBlock struct {
+	buf  []byte
+	done atomic.Int64
+	mu   sync.Mutex
+	dec  *lzmaDecoder // nil once the block is complete
+	err  error        // a decode failure, repeated to every later reader
+}
+
+// upTo returns the block with at least its first n bytes decoded.
+func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
+	n = min(n, len(lb.buf))
+	if int(lb.done.Load()) >= n {
+		return lb.buf, nil
+	}
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	if lb.err != nil {
+		return nil, lb.err
+	}
+	pos := int(lb.done.Load())
+	if pos >= n {
+		return lb.buf, nil
+	}
+	err := lb.dec.decode(lb.buf, &pos, n)
+	if err != nil {
+		lb.err = corruptf("LZMA: %v", err)
+		return nil, lb.err
+	}
+	lb.done.Store(int64(pos))
+	if pos == len(lb.buf) {
+		lb.dec = nil
+	}
+	return lb.buf, nil
+}
+
+// rankBlock returns block b of distance frame c decoded at least through
+// byte need, through the shared cache.
+func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([]byte, error) {
+	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
+		comp, err := t.readCompressed(ctx, c, b)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(comp) < lzmaPropsSize {
+			return nil, 0, corruptf("LZMA block of %d bytes has no properties", len(comp))
+		}
+		z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+		if err != nil {
+			return nil, 0, corruptf("LZMA: %v", err)
+		}
+		size := t.hdr.frames[c].blockBytes(b)
+		lb := &lzmaBlock{buf: make([]byte, size), dec: z}
+		if _, err := lb.upTo(need); err != nil {
+			return nil, 0, err
+		}
+		// The budget counts the coder state and the compressed bytes it
+		// keeps until the block is complete.
+		return lb, int64(size) + int64(len(comp)) + z.memSize(), nil
+	})
+	if err == nil {
+		var data []byte
+		if data, err = v.(*lzmaBlock).upTo(need); err == nil {
+			return data, nil
+		}
+	}
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		err = t.fileErr(int64(b), err)
+	}
+	return nil, err
+}
+
+// decodeLZMA decodes one whole distance block: a raw LZMA stream followed
+// by its properties, decoding to exactly size bytes.
 func decodeLZMA(comp []byte, size uint64) ([]byte, error) {
 	if len(comp) < lzmaPropsSize {
 		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
 	}
-	props := comp[len(comp)-lzmaPropsSize:]
-	var hdr [13]byte
-	copy(hdr[:5], props)
-	// The stream never reaches back further than the block itself, so the
-	// dictionary need not be larger than the block.
-	dict := binary.LittleEndian.Uint32(props[1:])
-	if uint64(dict) > size {
-		dict = uint32(max(size, 4096))
-		binary.LittleEndian.PutUint32(hdr[1:5], dict)
-	}
-	binary.LittleEndian.PutUint64(hdr[5:], size)
-	r, err := lzma.ReaderConfig{DictCap: int(max(dict, 4096))}.NewReader(
-		io.MultiReader(bytes.NewReader(hdr[:]), bytes.NewReader(comp[:len(comp)-lzmaPropsSize])))
+	z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
 	if err != nil {
-		return nil, corruptf("LZMA header: %v", err)
+		return nil, corruptf("LZMA: %v", err)
 	}
 	out := make([]byte, size)
-	if _, err := io.ReadFull(r, out); err != nil {
+	pos := 0
+	if err := z.decode(out, &pos, len(out)); err != nil {
 		return nil, corruptf("LZMA: %v", err)
 	}
 	return out, nil
