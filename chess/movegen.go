@@ -323,6 +323,20 @@ func (p *Position) castlingMoves(dst []Move, occ Bitboard) []Move {
 	return dst
 }
 
+// castlingIndex returns the index into castlingPaths (and the bit of the
+// right) of the castling whose king lands on to.
+func castlingIndex(to Square) int {
+	switch to {
+	case C1:
+		return 1
+	case G8:
+		return 2
+	case C8:
+		return 3
+	}
+	return 0
+}
+
 // castleKeep masks the castling rights with the rights that survive a move
 // touching the square (from or to): moving or capturing on a king or rook
 // home loses the rights tied to it.
@@ -372,15 +386,8 @@ func (p *Position) playInPlace(m Move) {
 		p.colors[them] ^= capBB
 		p.halfmove = 0
 	case m&moveCastle != 0:
-		i := 0
-		if to == C1 {
-			i = 1
-		} else if to == G8 {
-			i = 2
-		} else if to == C8 {
-			i = 3
-		}
-		rk := SquareBB(castlingPaths[i].rookFrom) | SquareBB(castlingPaths[i].rookTo)
+		c := &castlingPaths[castlingIndex(to)]
+		rk := SquareBB(c.rookFrom) | SquareBB(c.rookTo)
 		p.pieces[King] ^= fromBB | toBB
 		p.pieces[Rook] ^= rk
 		p.colors[us] ^= fromBB | toBB | rk

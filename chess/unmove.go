@@ -5,11 +5,13 @@ import "strings"
 // Unmove is a move retracted from a position: Unmake turns the position
 // (the child) into the parent it came from. It records the forward move
 // played in the parent, the type of the piece that move captured (restored
-// by Unmake), and the parent's en-passant square.
+// by Unmake), the parent's en-passant square, and the castling rights the
+// parent held beyond the child's (lost by this move).
 type Unmove struct {
 	move     Move
 	captured PieceType
 	parentEP Square
+	rights   CastlingRights
 }
 
 // Move returns the forward move: played in the parent, it gives the child.
@@ -22,9 +24,15 @@ func (u Unmove) Captured() PieceType { return u.captured }
 // ParentEnPassant returns the parent's en-passant square, or NoSquare.
 func (u Unmove) ParentEnPassant() Square { return u.parentEP }
 
+// RestoredCastling returns the castling rights the parent holds beyond the
+// child's: those the forward move lost (castling, a king or rook leaving
+// home, a rook captured at home). Unmake adds them.
+func (u Unmove) RestoredCastling() CastlingRights { return u.rights }
+
 // String returns the forward move in UCI, then "x" and the captured piece
 // type if any, then "ep=" and the parent's en-passant square if it has one,
-// for debugging: "e5d6xp ep=d6".
+// then "+" and the restored castling rights if any, for debugging:
+// "e5d6xp ep=d6", "e1g1 +K".
 func (u Unmove) String() string {
 	var b strings.Builder
 	b.WriteString(u.move.UCI())
@@ -35,6 +43,10 @@ func (u Unmove) String() string {
 	if u.parentEP != NoSquare {
 		b.WriteString(" ep=")
 		b.WriteString(u.parentEP.String())
+	}
+	if u.rights != 0 {
+		b.WriteString(" +")
+		b.WriteString(u.rights.String())
 	}
 	return b.String()
 }
@@ -54,26 +66,25 @@ const (
 // pair such that the parent is a legal position in which the move is legal
 // and leads to this position. It covers quiet unmoves, uncaptures of every
 // capturable kind, unpromotions (straight and capturing), en-passant
-// uncaptures, un-double-pushes, and parents that carry an en-passant square
-// of their own (the opponent's last move was a double push). Parents must
-// pass the same validation as ParseFEN: in particular the side that did not
-// move in the parent is not in check, and piece counts stay possible.
+// uncaptures, un-double-pushes, castling, parents that held castling rights
+// the move lost (a king or rook leaving home, a rook captured at home: each
+// subset of those rights gives its own parent), and parents that carry an
+// en-passant square of their own (the opponent's last move was a double
+// push). Parents must pass the same validation as ParseFEN: in particular
+// the side that did not move in the parent is not in check, castling rights
+// have their king and rook at home, and piece counts stay possible.
 //
-// Limits, by design: castling is not retracted, and parents hold exactly the
-// child's castling rights, so a parent that lost rights by this move (a king
-// or rook leaving home, a rook captured at home) is not generated; the
-// tablebases this serves have no castling. The half-move clock does not
-// prune unmoves (a child with clock 0 still gets quiet unmoves), because
-// retrograde analysis works on positions without clocks. Parents are the
-// positions ParseFEN accepts; whether they are reachable from the initial
-// position is not examined further (for instance a parent with an
-// en-passant square whose side to move is in a check that double push could
-// not have given).
+// The half-move clock does not prune unmoves (a child with clock 0 still
+// gets quiet unmoves), because retrograde analysis works on positions
+// without clocks. Parents are the positions ParseFEN accepts; whether they
+// are reachable from the initial position is not examined further (for
+// instance a parent with an en-passant square whose side to move is in a
+// check that double push could not have given).
 func (p *Position) Unmoves(dst []Unmove) []Unmove { return p.unmoves(dst, false) }
 
 // SameMaterialUnmoves appends to dst the unmoves of Unmoves that keep the
 // material: no uncaptures (en passant included) and no unpromotions, in the
-// same order. A retrograde solver working within one material signature
+// same order (castling and restored rights included). A retrograde solver working within one material signature
 // needs only these, and they are several times fewer.
 func (p *Position) SameMaterialUnmoves(dst []Unmove) []Unmove { return p.unmoves(dst, true) }
 
@@ -99,6 +110,8 @@ func (p *Position) unmoves(dst []Unmove, sameMaterial bool) []Unmove {
 		from := p.ep - up
 		return p.addUnmoves(dst, makeMove(from, to), quietOnly)
 	}
+
+	dst = p.castlingUnmoves(dst, x)
 
 	for b := p.colors[x]; b != 0; {
 		to := b.PopLSB()
@@ -198,8 +211,10 @@ func (p *Position) addUnmoves(dst []Unmove, m Move, mode uncaptureMode) []Unmove
 	// unattacked, so does every uncapture, and only counts need checking.
 	attacked := base.attackedBy(ky, x, base.Occupied())
 	unpromo := m.Promotion() != NoPieceType
+	// Rights the move would have lost, which the parent may have held.
+	lost := AllCastling &^ (castleKeep[m.From()] & castleKeep[m.To()]) &^ p.castling
 	if mode != captureOnly && !attacked && (!unpromo || base.countsPossible()) {
-		dst = base.appendWithEP(dst, Unmove{move: m, parentEP: NoSquare})
+		dst = base.appendWithRights(dst, Unmove{move: m, parentEP: NoSquare}, lost)
 	}
 	if mode == quietOnly {
 		return dst
@@ -220,7 +235,63 @@ func (p *Position) addUnmoves(dst []Unmove, m Move, mode uncaptureMode) []Unmove
 		if !par.countsPossible() {
 			continue
 		}
-		dst = par.appendWithEP(dst, Unmove{move: m, captured: pt, parentEP: NoSquare})
+		dst = par.appendWithRights(dst, Unmove{move: m, captured: pt, parentEP: NoSquare}, lost)
+	}
+	return dst
+}
+
+// appendWithRights appends u, whose parent q is valid, with its en-passant
+// variants, then the same for every non-empty subset of the lost rights
+// whose king and rook stand at home in the parent.
+func (q *Position) appendWithRights(dst []Unmove, u Unmove, lost CastlingRights) []Unmove {
+	dst = q.appendWithEP(dst, u)
+	for s := lost; s != 0; s = (s - 1) & lost {
+		r := *q
+		r.castling |= s
+		if !r.castlingConsistent() {
+			continue
+		}
+		v := u
+		v.rights |= s
+		dst = r.appendWithEP(dst, v)
+	}
+	return dst
+}
+
+// castlingUnmoves appends the retractions of x's castling: king and rook on
+// their castled squares, their homes empty; the parent holds the right used
+// (and possibly x's other right) and castling was legal in it.
+func (p *Position) castlingUnmoves(dst []Unmove, x Color) []Unmove {
+	first := 0
+	if x == Black {
+		first = 2
+	}
+	y := x.Other()
+	kings, rooks := p.pieces[King]&p.colors[x], p.pieces[Rook]&p.colors[x]
+	for i := first; i < first+2; i++ {
+		c := &castlingPaths[i]
+		home := castleHomes[i].king
+		if !kings.Has(c.move.To()) || !rooks.Has(c.rookTo) || p.Occupied().Has(home) || p.Occupied().Has(c.rookFrom) {
+			continue
+		}
+		u := Unmove{move: c.move, parentEP: NoSquare, rights: 1 << i}
+		par := p.unmake(u)
+		occ := par.Occupied()
+		if occ&c.empty != 0 || par.attackedBy(par.kingSquare(y), x, occ) || par.attackedBy(home, y, occ) {
+			continue
+		}
+		safe := true
+		for s := c.safe; s != 0; {
+			if par.attackedBy(s.PopLSB(), y, occ) {
+				safe = false
+				break
+			}
+		}
+		if !safe || !par.castlingConsistent() {
+			continue
+		}
+		other := CastlingRights(1<<first|1<<(first+1)) &^ u.rights &^ p.castling
+		dst = par.appendWithRights(dst, u, other)
 	}
 	return dst
 }
@@ -261,7 +332,8 @@ func (q *Position) appendWithEP(dst []Unmove, u Unmove) []Unmove {
 }
 
 // Unmake returns the parent of the position for u, one of its Unmoves.
-// The parent holds the child's castling rights and u's en-passant square.
+// The parent holds the child's castling rights plus u.RestoredCastling(),
+// and u's en-passant square.
 // Its half-move clock cannot be known exactly: Unmake sets 0 after a
 // zeroing move (capture or pawn move) and the child's clock minus one
 // (never below 0) otherwise. The move number goes back by one when Black
@@ -282,6 +354,13 @@ func (p *Position) unmake(u Unmove) Position {
 		q.pieces[pt] ^= fromBB
 	}
 	q.colors[x] ^= fromBB | toBB
+	if m.IsCastle() {
+		c := &castlingPaths[castlingIndex(to)]
+		rk := SquareBB(c.rookFrom) | SquareBB(c.rookTo)
+		q.pieces[Rook] ^= rk
+		q.colors[x] ^= rk
+	}
+	q.castling |= u.rights
 	if u.captured != NoPieceType {
 		capBB := toBB
 		if m.IsEnPassant() {

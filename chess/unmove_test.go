@@ -25,6 +25,20 @@ func unmovePositions(t *testing.T, seed uint64, games, sparse int) []Position {
 		ps = append(ps, *p)
 		return true
 	}
+	// Positions just after castling (and with rights at stake), which
+	// random games reach rarely; each with its colour flip.
+	for _, fen := range []string{
+		"4k3/8/8/8/8/8/8/R4RK1 b - - 0 1",
+		"r3k2r/8/8/8/8/8/8/2KR3R b kq - 0 1",
+		"r3k2r/8/8/8/8/8/8/R4RK1 b kq - 0 1",
+		"4k3/8/8/8/8/8/8/2KR4 b - - 0 1",
+		"4k3/8/8/8/8/8/1r6/R4RK1 b - - 0 1",
+		"2kr3r/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+		"r4r2/6k1/8/8/8/8/8/4K2R b K - 0 1",
+	} {
+		p := mustFEN(t, fen)
+		ps = append(ps, p, p.Mirror())
+	}
 	for range games {
 		playout(rng, StartPosition(), 200, keep)
 	}
@@ -85,7 +99,7 @@ func TestUnmovesSound(t *testing.T) {
 	}
 	t.Logf("%d unmoves checked: %v", n, kinds)
 	// The sample must exercise every kind the generator knows.
-	for _, k := range []string{"quiet", "uncapture", "unpromotion", "capturing unpromotion", "en passant", "double push", "parent en passant"} {
+	for _, k := range []string{"quiet", "uncapture", "unpromotion", "capturing unpromotion", "en passant", "double push", "parent en passant", "castling", "restored rights"} {
 		if kinds[k] == 0 {
 			t.Errorf("no unmove of kind %q in the sample", k)
 		}
@@ -96,6 +110,10 @@ func TestUnmovesSound(t *testing.T) {
 func unmoveKind(p *Position, u Unmove) string {
 	m := u.Move()
 	switch {
+	case m.IsCastle():
+		return "castling"
+	case u.RestoredCastling() != 0:
+		return "restored rights"
 	case m.IsEnPassant():
 		return "en passant"
 	case u.ParentEnPassant() != NoSquare:
@@ -112,9 +130,9 @@ func unmoveKind(p *Position, u Unmove) string {
 	return "quiet"
 }
 
-// TestUnmovesComplete: for every legal move of random positions that is not
-// castling and keeps the castling rights (the documented limits), the
-// child's unmoves include one leading back to the parent.
+// TestUnmovesComplete: for every legal move of random positions, castling
+// and moves that lose castling rights included, the child's unmoves include
+// one leading back to the parent.
 func TestUnmovesComplete(t *testing.T) {
 	games, sparse := unmoveBudget()
 	var ubuf []Unmove
@@ -124,9 +142,6 @@ func TestUnmovesComplete(t *testing.T) {
 		parent := fenNoClocks(&p)
 		for _, m := range p.LegalMoves(nil) {
 			c := p.Play(m)
-			if m.IsCastle() || c.Castling() != p.Castling() {
-				continue
-			}
 			n++
 			ubuf = c.Unmoves(ubuf[:0])
 			found := false
@@ -151,7 +166,7 @@ func TestUnmovesComplete(t *testing.T) {
 		}
 	}
 	t.Logf("%d moves retracted: %v", n, kinds)
-	for _, k := range []string{"quiet", "uncapture", "unpromotion", "capturing unpromotion", "en passant", "double push", "parent en passant"} {
+	for _, k := range []string{"quiet", "uncapture", "unpromotion", "capturing unpromotion", "en passant", "double push", "parent en passant", "castling", "restored rights"} {
 		if kinds[k] == 0 {
 			t.Errorf("no move of kind %q in the sample", k)
 		}
@@ -177,6 +192,7 @@ func TestUnmoveCounts(t *testing.T) {
 		{"4k3/8/3P4/8/8/8/8/4K3 b - - 0 1", 38},
 		// A usable en-passant square: the last move was e2-e4, only.
 		{"4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1", 1},
+
 		// The b8 knight came from a6, c6 or d7, capturing nothing or one of
 		// four kinds (15); or it is a promotion from b7 (1) or a capturing
 		// promotion from a7 or c7 taking one of four kinds (8). The king:
@@ -224,6 +240,47 @@ func TestSameMaterialUnmoves(t *testing.T) {
 		}
 		if par.MaterialKey() != p.MaterialKey() {
 			t.Fatalf("%s: parent %s has other material", p.FEN(), par.FEN())
+		}
+	}
+}
+
+// TestCastlingUnmoves lists the castling parents the rules give for
+// hand-built children.
+func TestCastlingUnmoves(t *testing.T) {
+	tests := []struct {
+		fen  string
+		want []string // the castling unmoves, as Unmove.String
+	}{
+		// O-O from a parent with K, or with KQ since the a1 rook is home.
+		{"4k3/8/8/8/8/8/8/R4RK1 b - - 0 1", []string{"e1g1 +K", "e1g1 +KQ"}},
+		// No a1 rook: only K.
+		{"4k3/8/8/8/8/8/8/5RK1 b - - 0 1", []string{"e1g1 +K"}},
+		// O-O-O: b1 must have been empty, and it is.
+		{"4k3/8/8/8/8/8/8/2KR4 b - - 0 1", []string{"e1c1 +Q"}},
+		// b1 occupied: the rook could not have passed.
+		{"4k3/8/8/8/8/8/8/1NKR4 b - - 0 1", nil},
+		// Black's rook on f8 attacks f1 in the parent: O-O was illegal.
+		{"5r2/8/8/8/8/k7/8/5RK1 b - - 0 1", nil},
+		// Black's rook on e8 would have checked the e1 king in the
+		// parent: castling out of check was illegal.
+		{"4r3/8/8/8/8/k7/8/5RK1 b - - 0 1", nil},
+		// Black's rook on h8 attacks h1 only: legal, since the rook may
+		// pass attacked squares.
+		{"7r/8/8/5k2/8/8/8/2KR4 b - - 0 1", []string{"e1c1 +Q"}},
+		// Black's castling: its rights are kept in the parent.
+		{"2kr4/8/8/8/8/8/8/R3K2R w KQ - 0 1", []string{"e8c8 +q"}},
+	}
+	for _, tc := range tests {
+		p := mustFEN(t, tc.fen)
+		var got []string
+		for _, u := range p.Unmoves(nil) {
+			if u.Move().IsCastle() {
+				got = append(got, u.String())
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: castling unmoves %v, want %v", tc.fen, got, tc.want)
 		}
 	}
 }
