@@ -1,0 +1,5 @@
+//go:build !race
+
+package ftp_test
+
+const raceEnabled = false
