@@ -173,6 +173,13 @@ func (s *Source) do(ctx context.Context, method, name string, header http.Header
 		cancel()
 		return nil, nil, s.netErr(ctx, err)
 	}
+	// Object names never end in a slash, so a redirect to one is a server
+	// showing a directory listing, not an object.
+	if resp.Request != nil && strings.HasSuffix(resp.Request.URL.Path, "/") {
+		drain(resp.Body)
+		cancel()
+		return nil, nil, fmt.Errorf("%w: %s is a directory on the server", source.ErrNotFound, name)
+	}
 	return resp, cancel, nil
 }
 

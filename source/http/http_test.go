@@ -532,3 +532,44 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestDirectoryRedirect: a server that redirects a directory name to its
+// listing (as nginx and Apache do) does not turn the listing into an
+// object.
+func TestDirectoryRedirect(t *testing.T) {
+	url, _ := fixtureServer(t, func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/dir":
+				http.Redirect(w, r, "/dir/", http.StatusMovedPermanently)
+			case "/dir/":
+				w.Write([]byte("<html>listing</html>"))
+			default:
+				inner.ServeHTTP(w, r)
+			}
+		})
+	})
+	src, _ := srchttp.New(url, srchttp.Options{})
+	defer src.Close()
+	if _, err := src.Open(context.Background(), "dir"); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("Open(dir): err = %v, want ErrNotFound", err)
+	}
+	if _, err := src.Open(context.Background(), "dir/b.bin"); err != nil {
+		t.Errorf("Open(dir/b.bin): %v", err)
+	}
+}
+
+// TestConformanceSubpath serves the mirror below a path, with the base URL
+// given without its trailing slash.
+func TestConformanceSubpath(t *testing.T) {
+	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
+		httptest.WriteManifest(t, dir)
+		srv := nethttptest.NewServer(http.StripPrefix("/mirror/tables", httptest.Handler(t, dir)))
+		t.Cleanup(srv.Close)
+		src, err := source.Open(context.Background(), srv.URL+"/mirror/tables")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	})
+}
