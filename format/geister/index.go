@@ -181,6 +181,11 @@ func colexRank(set uint32) uint64 {
 // j (positions 6j..6j+5) when c members lie below the chunk.
 var colexChunk [3][16][64]uint64
 
+// pdepChunk[m][s] deposits the low bits of s onto the set bits of the
+// 6-bit mask m (a 6-bit parallel bit deposit; bits of s beyond the mask's
+// count are ignored).
+var pdepChunk [64][64]uint8
+
 // pextChunk[m][s] gathers the bits of s selected by the 6-bit mask m into
 // the low bits (a 6-bit parallel bit extract).
 var pextChunk [64][64]uint8
@@ -215,6 +220,7 @@ func init() {
 				}
 			}
 			pextChunk[m][src] = out
+			pdepChunk[m][src] = uint8(pdep32(uint32(src), uint32(m)))
 		}
 	}
 }
@@ -279,6 +285,15 @@ func halfRank(a, b, c uint32, na, nb, nc int) uint64 {
 	return (ra*binom[18-na][nb]+rb)*binom[18-na-nb][nc] + rc
 }
 
+// pdep18 deposits the low bits of src onto the set bits of the 18-bit
+// mask, in order: the inverse of pext18.
+func pdep18(src, mask uint32) uint32 {
+	m0, m1, m2 := mask&63, mask>>6&63, mask>>12&63
+	n0 := bits.OnesCount32(m0)
+	n1 := n0 + bits.OnesCount32(m1)
+	return uint32(pdepChunk[m0][src&63]) | uint32(pdepChunk[m1][src>>n0&63])<<6 | uint32(pdepChunk[m2][src>>n1&63])<<12
+}
+
 // halfUnrank is the inverse of halfRank.
 func halfUnrank(r uint64, na, nb, nc int) (a, b, c uint32) {
 	wc := binom[18-na-nb][nc]
@@ -289,9 +304,9 @@ func halfUnrank(r uint64, na, nb, nc int) (a, b, c uint32) {
 	ra := r / wb
 	a = colexUnrank(ra, na, 18)
 	free := uint32(1<<halfSquares-1) &^ a
-	b = pdep32(colexUnrank(rb, nb, 18-na), free)
+	b = pdep18(colexUnrank(rb, nb, 18-na), free)
 	free &^= b
-	c = pdep32(colexUnrank(rc, nc, 18-na-nb), free)
+	c = pdep18(colexUnrank(rc, nc, 18-na-nb), free)
 	return a, b, c
 }
 

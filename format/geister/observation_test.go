@@ -143,7 +143,7 @@ func TestConcurrentProbes(t *testing.T) {
 	var wg sync.WaitGroup
 	n := 20000
 	if raceEnabled {
-		n = 3000
+		n = 1000
 	}
 	for g := range 8 {
 		wg.Add(1)
