@@ -286,3 +286,40 @@ func FuzzParseURL(f *testing.F) {
 		}
 	})
 }
+
+// TestProfile: keys from a named profile of the shared credentials file
+// (the standard AWS configuration) reach the server; a profile with wrong
+// keys is refused.
+func TestProfile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x"), []byte("xyz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := s3test.ServeDir(t, dir)
+	creds := filepath.Join(t.TempDir(), "credentials")
+	text := fmt.Sprintf("[good]\naws_access_key_id = %s\naws_secret_access_key = %s\n\n[bad]\naws_access_key_id = %s\naws_secret_access_key = wrong\n",
+		s3test.AccessKey, s3test.SecretKey, s3test.AccessKey)
+	if err := os.WriteFile(creds, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{
+		{"AWS_ACCESS_KEY_ID", ""}, {"AWS_SECRET_ACCESS_KEY", ""}, {"AWS_SESSION_TOKEN", ""},
+		{"AWS_PROFILE", ""}, {"AWS_CONFIG_FILE", os.DevNull}, {"AWS_SHARED_CREDENTIALS_FILE", creds},
+		{"AWS_EC2_METADATA_DISABLED", "true"},
+	} {
+		t.Setenv(kv[0], kv[1])
+	}
+	for _, c := range []struct {
+		profile string
+		want    error
+	}{{"good", nil}, {"bad", source.ErrPermanent}} {
+		src, err := source.Open(context.Background(), srv.URL("tbfs", "")+"&profile="+c.profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.Open(context.Background(), "x")
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("profile %s: err = %v, want %v", c.profile, err, c.want)
+		}
+	}
+}
