@@ -56,6 +56,10 @@ func TestCrossCheckCorentings(t *testing.T) {
 		fen := p.FEN()
 		want, rp := refMoves(t, fen)
 		got := uciSet(moves)
+		if n := p.CountLegalMoves(); n != len(moves) {
+			t.Errorf("%s: CountLegalMoves %d, LegalMoves lists %d", fen, n, len(moves))
+			return false
+		}
 		if len(want) == 0 {
 			want = []string{}
 		}

@@ -433,10 +433,7 @@ func (p *Position) IsZeroing(m Move) bool {
 }
 
 // hasLegalMove reports whether the side to move has any legal move.
-func (p *Position) hasLegalMove() bool {
-	var buf [256]Move
-	return len(p.LegalMoves(buf[:0])) > 0
-}
+func (p *Position) hasLegalMove() bool { return p.CountLegalMoves() > 0 }
 
 // IsCheckmate reports whether the side to move is checkmated.
 func (p *Position) IsCheckmate() bool { return p.InCheck() && !p.hasLegalMove() }
@@ -445,7 +442,8 @@ func (p *Position) IsCheckmate() bool { return p.InCheck() && !p.hasLegalMove() 
 func (p *Position) IsStalemate() bool { return !p.InCheck() && !p.hasLegalMove() }
 
 // Perft counts the leaf nodes of the legal move tree of the given depth,
-// counting the last ply by the length of the move list (bulk counting).
+// counting the last ply without making its moves (bulk counting, by
+// CountLegalMoves).
 // Perft of depth 0 is 1.
 func Perft(p Position, depth int) uint64 {
 	if depth <= 0 {
@@ -457,13 +455,12 @@ func Perft(p Position, depth int) uint64 {
 // perft takes the position by value: recursion defeats escape analysis for
 // a pointer to a local child, which would put every child on the heap.
 func perft(p Position, depth int) uint64 {
-	var buf [256]Move
-	moves := p.LegalMoves(buf[:0])
 	if depth == 1 {
-		return uint64(len(moves))
+		return uint64(p.CountLegalMoves())
 	}
+	var buf [256]Move
 	var n uint64
-	for _, m := range moves {
+	for _, m := range p.LegalMoves(buf[:0]) {
 		c := p
 		c.playInPlace(m)
 		n += perft(c, depth-1)
