@@ -297,10 +297,14 @@ func (s *Source) finish(run []*entry, buf []byte, err error) {
 			close(e.done)
 			continue
 		}
-		// Each block gets its own copy, so evicting one block frees its
-		// memory even when it was fetched together with others.
-		from := int64(i) * s.bs
-		e.data = append([]byte(nil), buf[from:min(from+s.bs, int64(len(buf)))]...)
+		// Each block of a longer run gets its own copy, so evicting one
+		// block frees its memory even when it was fetched with others.
+		if len(run) == 1 {
+			e.data = buf
+		} else {
+			from := int64(i) * s.bs
+			e.data = append([]byte(nil), buf[from:min(from+s.bs, int64(len(buf)))]...)
+		}
 		close(e.done)
 		if s.entries[e.key] != e {
 			continue // the cache was closed meanwhile
