@@ -1,6 +1,7 @@
 package geister
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -163,7 +164,7 @@ func (p Position) Material() Material {
 // ErrInvalidPosition is matched (errors.Is) by every error about a board
 // that cannot occur: pieces off the board, two pieces on a square, more
 // than four pieces of a kind.
-var ErrInvalidPosition = fmt.Errorf("geister: invalid position")
+var ErrInvalidPosition = errors.New("geister: invalid position")
 
 // Validate reports whether p could occur in a game: every piece on the
 // board, no square holding two pieces, at most four pieces of each kind.
@@ -341,4 +342,54 @@ func Backup(children []uint8, capturesLastBlue bool) uint8 {
 		return 0
 	}
 	return uint8(v)
+}
+
+// Unmoves appends to buf every position q, from q's side to move, that has
+// a legal move m with q.Play(m) == p, and returns it: p's opponent moved one
+// of its pieces one step, possibly capturing a piece of p's side to move
+// (of either colour, as long as that colour then had at most four pieces).
+// Parents that are decided before any move (for example with a blue of
+// the mover already on its exit) are included; a retrograde builder takes
+// their values from Terminal instead. Each parent appears once per move
+// that leads to p.
+func (p Position) Unmoves(buf []Position) []Position {
+	// The board just after the move, from the mover's point of view.
+	q := Position{
+		OwnBlue: bits.Reverse64(p.OppBlue),
+		OwnRed:  bits.Reverse64(p.OppRed),
+		OppBlue: bits.Reverse64(p.OwnBlue),
+		OppRed:  bits.Reverse64(p.OwnRed),
+	}
+	empty := BoardMask &^ (q.Own() | q.Opp())
+	canBlue := bits.OnesCount64(q.OppBlue) < 4
+	canRed := bits.OnesCount64(q.OppRed) < 4
+	for pieces := q.Own(); pieces != 0; pieces &= pieces - 1 {
+		to := Square(bits.TrailingZeros64(pieces))
+		toBit := uint64(1) << to
+		blue := q.OwnBlue&toBit != 0
+		for d := North; d <= West; d++ {
+			from := int(to) - delta[d]
+			if from < 0 || from > 63 || empty&(1<<from) == 0 {
+				continue
+			}
+			parent := q
+			if blue {
+				parent.OwnBlue ^= toBit | 1<<from
+			} else {
+				parent.OwnRed ^= toBit | 1<<from
+			}
+			buf = append(buf, parent)
+			if canBlue {
+				c := parent
+				c.OppBlue |= toBit
+				buf = append(buf, c)
+			}
+			if canRed {
+				c := parent
+				c.OppRed |= toBit
+				buf = append(buf, c)
+			}
+		}
+	}
+	return buf
 }

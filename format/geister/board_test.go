@@ -2,6 +2,7 @@ package geister
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -151,6 +152,44 @@ func TestMoveGeometry(t *testing.T) {
 			for _, m := range moves {
 				if dx, dy := m.To.X()-x, m.To.Y()-y; dx*dx+dy*dy != 1 || !m.To.Valid() {
 					t.Errorf("%v: move %v", s, m)
+				}
+			}
+		}
+	}
+}
+
+// TestUnmoves proves Unmoves sound and complete on sampled positions of
+// every material (the rules are the arbiter: Moves and Play): every
+// parent has a move to the position, and every move of every position is
+// undone by an unmove of its child.
+func TestUnmoves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, m := range Materials() {
+		for range 20 {
+			q, err := Unrank(m, rng.Uint64N(m.Entries()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mv := range q.Moves(nil) {
+				c := q.Play(mv)
+				found := false
+				for _, u := range c.Unmoves(nil) {
+					found = found || u == q
+				}
+				if !found {
+					t.Fatalf("%s %v -> %s: parent missing from Unmoves", q, mv, c)
+				}
+			}
+			for _, u := range q.Unmoves(nil) {
+				if err := u.Validate(); err != nil {
+					t.Fatalf("unmove of %s: %s: %v", q, u, err)
+				}
+				found := false
+				for _, mv := range u.Moves(nil) {
+					found = found || u.Play(mv) == q
+				}
+				if !found {
+					t.Fatalf("unmove %s of %s has no move to it", u, q)
 				}
 			}
 		}
