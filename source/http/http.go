@@ -180,6 +180,14 @@ func (s *Source) do(ctx context.Context, method, name string, header http.Header
 		cancel()
 		return nil, nil, fmt.Errorf("%w: %s is a directory on the server", source.ErrNotFound, name)
 	}
+	// Lengths and ranges count the bytes of the object itself; a body the
+	// server compressed anyway (despite "Accept-Encoding: identity") would
+	// hand back other bytes.
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") && resp.StatusCode < 300 {
+		drain(resp.Body)
+		cancel()
+		return nil, nil, source.Permanent(fmt.Errorf("server sent the object with Content-Encoding %q", ce))
+	}
 	return resp, cancel, nil
 }
 

@@ -573,3 +573,25 @@ func TestConformanceSubpath(t *testing.T) {
 		return src
 	})
 }
+
+// TestContentEncoding: a server that compresses the body anyway would send
+// other bytes than the object's; that is refused.
+func TestContentEncoding(t *testing.T) {
+	url, _ := fixtureServer(t, func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Header().Set("Content-Encoding", "gzip")
+			}
+			inner.ServeHTTP(w, r)
+		})
+	})
+	src, _ := srchttp.New(url, srchttp.Options{})
+	defer src.Close()
+	obj, err := src.Open(context.Background(), "a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := obj.ReadAt(context.Background(), make([]byte, 4), 0, source.HintData); !errors.Is(err, source.ErrPermanent) || n != 0 {
+		t.Errorf("n=%d err=%v, want 0 and ErrPermanent", n, err)
+	}
+}
