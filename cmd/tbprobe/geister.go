@@ -14,7 +14,7 @@ import (
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/source"
-	_ "github.com/tbfs/tbfs/source/mmap" // the file transport for local --tables paths
+	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
 )
 
 // geisterUsage is printed for -h and for usage errors.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
 // geisterOracle reads the committed id000 subset of the reference oracle's
@@ -129,5 +130,29 @@ func TestGeisterCLIErrors(t *testing.T) {
 	var ans geisterJSON
 	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil || ans.Error == "" || ans.Board != "B....." {
 		t.Errorf("JSON error answer %q: %+v %v", stdout.String(), ans, err)
+	}
+}
+
+// TestGeisterCLIS3 probes oracle boards with --tables naming an S3 bucket
+// (versitygw on loopback serving the committed fixtures).
+func TestGeisterCLIS3(t *testing.T) {
+	srv, url := s3test.ServeDir(t, testenv.Testdata(t, "geister"))
+	srv.Setenv(t)
+	boards, values := geisterOracle(t)
+	boards, values = boards[:40], values[:40]
+	var stdout, stderr bytes.Buffer
+	code := runGeister(context.Background(), append([]string{"--json", "--tables", url}, boards...), nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	dec := json.NewDecoder(&stdout)
+	for i := range boards {
+		var ans geisterJSON
+		if err := dec.Decode(&ans); err != nil {
+			t.Fatal(err)
+		}
+		if ans.Value == nil || int(*ans.Value) != values[i] {
+			t.Errorf("%s: %+v, oracle %d", boards[i], ans, values[i])
+		}
 	}
 }
