@@ -163,7 +163,7 @@ func try(t testing.TB, bin, root string, bucketLinks bool) (*Server, error) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	args := []string{"--port", addr, "--region", Region, "--quiet", "posix"}
+	args := []string{"--port", addr, "--region", Region, "--quiet", "--keep-alive", "posix"}
 	if bucketLinks {
 		args = append(args, "--bucketlinks")
 	}
