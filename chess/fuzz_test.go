@@ -6,8 +6,9 @@ import (
 
 // FuzzParseFEN: ParseFEN never panics, and every accepted FEN prints to a
 // FEN that parses back to the same position and prints the same. Accepted
-// positions also go through move generation, SAN, unmoves and mirroring,
-// which must not panic either.
+// positions also go through move generation (the count agreeing with the
+// list), SAN, mirroring and unmoves (each parent leading back), which must
+// not panic either.
 func FuzzParseFEN(f *testing.F) {
 	for _, s := range []string{
 		StartFEN,
@@ -52,17 +53,30 @@ func FuzzParseFEN(f *testing.F) {
 		if _, err := ParseFEN(m.FEN()); err != nil {
 			t.Fatalf("%q: mirror %q does not parse: %v", out, m.FEN(), err)
 		}
-		for _, mv := range p.LegalMoves(nil) {
+		moves := p.LegalMoves(nil)
+		if n := p.CountLegalMoves(); n != len(moves) {
+			t.Fatalf("%q: CountLegalMoves %d, LegalMoves lists %d", out, n, len(moves))
+		}
+		for _, mv := range moves {
 			_ = p.SAN(mv)
 			c := p.Play(mv)
 			if _, err := ParseFEN(c.FEN()); err != nil {
 				t.Fatalf("%q: child after %v, %q, does not parse: %v", out, mv, c.FEN(), err)
 			}
 		}
+		child := fenNoClocks(&p)
 		for _, u := range p.Unmoves(nil) {
 			par := p.Unmake(u)
 			if _, err := ParseFEN(par.FEN()); err != nil {
 				t.Fatalf("%q: parent by %v, %q, does not parse: %v", out, u, par.FEN(), err)
+			}
+			found := false
+			for _, mv := range par.LegalMoves(nil) {
+				found = found || mv == u.Move()
+			}
+			c := par.Play(u.Move())
+			if !found || fenNoClocks(&c) != child {
+				t.Fatalf("%q: parent by %v, %q, does not lead back", out, u, par.FEN())
 			}
 		}
 		_ = p.MaterialKey()
