@@ -217,8 +217,12 @@ var castleHomes = [4]struct{ king, rook Square }{
 	{E1, H1}, {E1, A1}, {E8, H8}, {E8, A8},
 }
 
-// validate checks that the position can arise in a game, as far as the
-// issue's rules go, and drops an en-passant square no legal capture uses.
+// validate rejects positions that cannot arise in a game — a king count
+// other than one per side, pawns on the first or last rank, more pieces
+// than a side can have, castling rights without their king and rook, the
+// side not to move in check, an en-passant square no double push explains —
+// and drops an en-passant square no legal capture uses. Subtler
+// impossibilities (a triple check, say) are not looked for.
 func (p *Position) validate() error {
 	for c := White; c <= Black; c++ {
 		if n := (p.pieces[King] & p.colors[c]).Count(); n != 1 {
