@@ -463,3 +463,24 @@ func TestSAN(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroPosition: the zero Position is not a valid position, but asking
+// it questions must not panic.
+func TestZeroPosition(t *testing.T) {
+	var p Position
+	if n := len(p.LegalMoves(nil)); n != 0 || p.CountLegalMoves() != 0 {
+		t.Errorf("zero position has %d moves", n)
+	}
+	if len(p.Unmoves(nil)) != 0 || p.InCheck() {
+		t.Error("zero position has unmoves or is in check")
+	}
+	_ = p.FEN()
+	_ = p.MaterialKey()
+	_ = p.Mirror()
+	_ = p.IsCheckmate()
+	_ = p.IsStalemate()
+	_ = p.InsufficientMaterial()
+	if _, err := p.ParseMove("e2e4"); !errors.Is(err, ErrIllegalMove) {
+		t.Errorf("ParseMove on the zero position: %v", err)
+	}
+}
