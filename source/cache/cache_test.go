@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -285,5 +286,44 @@ func TestErrorsNotCached(t *testing.T) {
 	}
 	if got := len(f.log()); got != 2 {
 		t.Errorf("requests = %d, want 2", got)
+	}
+}
+
+// TestConcurrentChurn: many readers of overlapping random ranges through a
+// cache much smaller than the object, so blocks are fetched, shared and
+// evicted all the time; every read must return the object's bytes and the
+// budget must hold.
+func TestConcurrentChurn(t *testing.T) {
+	data := pattern(1 << 20)
+	f := &fake{data: map[string][]byte{"x": data}}
+	c := new(metrics.Counters)
+	const budget = 200000
+	src := cache.Wrap(f, cache.Options{BlockSize: 1000, Budget: budget, Counters: c})
+	obj := mustOpen(t, src, "x")
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for range 200 {
+				n := 1 + r.IntN(40000)
+				off := r.Int64N(int64(len(data)))
+				hint := source.Hint(r.IntN(3))
+				buf := make([]byte, n)
+				got, err := obj.ReadAt(context.Background(), buf, off, hint)
+				end := min(off+int64(n), int64(len(data)))
+				if err != nil && err != io.EOF || !bytes.Equal(buf[:got], data[off:end]) {
+					t.Errorf("ReadAt(%d, %d) = %d, %v or wrong bytes", off, n, got, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if used := src.Used(); used > budget {
+		t.Errorf("cache holds %d bytes, budget %d", used, budget)
+	}
+	st := c.Stats()
+	if st.Hits == 0 || st.Misses == 0 || st.Evictions == 0 {
+		t.Errorf("stats %+v: want hits, misses and evictions all to happen", st)
 	}
 }

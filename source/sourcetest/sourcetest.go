@@ -84,7 +84,8 @@ func WriteFixtures(t testing.TB, dir string) {
 	}
 }
 
-// Run writes the fixtures into a fresh temporary directory, calls open once
+// Run writes the fixtures into a fresh temporary directory (and one file,
+// Outside, beside it), calls open once
 // with it, and checks the returned source against the contract: sizes, full
 // and partial reads, reads across the end, bad offsets, bad names, missing
 // objects, listing (when the source lists), concurrent reads, cancelled
@@ -95,7 +96,16 @@ func WriteFixtures(t testing.TB, dir string) {
 // cannot list; everything else is checked for every source.
 func Run(t *testing.T, open func(t *testing.T, dir string) source.Source) {
 	t.Helper()
-	dir := t.TempDir()
+	// The root is one level down, beside a file a transport that let a
+	// name escape would serve.
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "root")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, Outside), []byte("outside the root"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	WriteFixtures(t, dir)
 	src := open(t, dir)
 	if src == nil {
@@ -264,10 +274,15 @@ func (s *suite) testBadOffset(t *testing.T) {
 	}
 }
 
+// Outside is the name of a file Run writes beside the root directory, not
+// in it; BadNames reach for it.
+const Outside = "outside.txt"
+
 // BadNames are names every source must refuse with ErrInvalid; each could
 // address something outside the root, or is not a name at all.
 var BadNames = []string{
-	"", ".", "..", "../a.txt", "../../etc/passwd", "/a.txt", "/etc/passwd",
+	"", ".", "..", "../a.txt", "../" + Outside, "a.txt/../../" + Outside, "dir/../../" + Outside,
+	"../../etc/passwd", "/a.txt", "/etc/passwd",
 	"a//b", "dir//b.bin", "dir/", "dir/./b.bin", "dir/../a.txt", "./a.txt",
 	"a.txt\x00", "nul\x00byte", "back\\slash", "..\\a.txt", "tab\tname",
 	"bad\xffutf8",
