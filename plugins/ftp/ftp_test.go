@@ -22,6 +22,8 @@ func openURL(t *testing.T, raw string) (source.Source, error) {
 	return ftp.Open(context.Background(), u)
 }
 
+func openURLB(u *url.URL) (source.Source, error) { return ftp.Open(context.Background(), u) }
+
 // TestConformance runs the transport suite against the FTP source in this
 // process, talking to a real FTP server on loopback; the arbiter is the
 // suite's fixtures.

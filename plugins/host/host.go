@@ -48,7 +48,7 @@ type Options struct {
 	// Checksums maps plugin names to the SHA-256 their binary must have.
 	// When it is not empty, only plugins listed in it are run, and only
 	// when their binary matches (the --plugin-sha256 flag).
-	Checksums map[string][]byte
+	Checksums Checksums
 	// CallTimeout bounds one call to a plugin (default 30s). A call that
 	// takes longer fails with source.ErrTransient.
 	CallTimeout time.Duration
@@ -329,6 +329,56 @@ func (h *Host) Close() error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// Checksums maps plugin names to SHA-256 digests. It is a flag.Value, so a
+// front end can take repeated --plugin-sha256 name=hex flags with
+// flag.Var(&opts.Checksums, "plugin-sha256", "…").
+type Checksums map[string][]byte
+
+// String lists the checksums as name=hex, sorted by name.
+func (c Checksums) String() string {
+	names := make([]string, 0, len(c))
+	for n := range c {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		names[i] = n + "=" + hex.EncodeToString(c[n])
+	}
+	return strings.Join(names, ",")
+}
+
+// Set adds one name=hex checksum; the map is made on first use.
+func (c *Checksums) Set(s string) error {
+	name, sum, err := ParseChecksum(s)
+	if err != nil {
+		return err
+	}
+	if *c == nil {
+		*c = Checksums{}
+	}
+	(*c)[name] = sum
+	return nil
+}
+
+// String formats the plugin for a listing such as `tbprobe ls --plugins`:
+// name, binary, schemes (those routed by source.Open marked with *), and
+// the reason it is unusable, if it is.
+func (i Info) String() string {
+	if i.Err != nil {
+		return fmt.Sprintf("%s\t%s\tunusable: %v", i.Name, i.Path, i.Err)
+	}
+	schemes := make([]string, len(i.Schemes))
+	for k, s := range i.Schemes {
+		schemes[k] = s
+		if slices.Contains(i.Registered, s) {
+			schemes[k] += "*"
+		}
+	}
+	st := i.Plugin.Stats()
+	return fmt.Sprintf("%s\t%s\t%s\tstarts=%d restarts=%d failures=%d",
+		i.Name, i.Path, strings.Join(schemes, ","), st.Starts, st.Restarts, st.Failures)
 }
 
 // ParseChecksum parses a --plugin-sha256 value, "name=hex digest".

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ var (
 
 // bins builds the test plugins once per test binary into a directory that
 // TestMain removes, and returns that directory.
-func bins(t *testing.T) string {
+func bins(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		d, err := os.MkdirTemp("", "tbfs-plugins-")
@@ -164,6 +165,15 @@ func TestDiscover(t *testing.T) {
 	}
 	if p := h.Plugin("faulty"); p == nil || p.PID() != 0 {
 		t.Errorf("faulty plugin should be found and not running before first use")
+	}
+	for _, info := range infos {
+		line := info.String()
+		if !strings.HasPrefix(line, info.Name+"\t") {
+			t.Errorf("listing line %q does not start with the name", line)
+		}
+		if info.Name == "faulty" && !strings.Contains(line, "\tfaulty*\t") {
+			t.Errorf("listing line %q does not show the registered scheme", line)
+		}
 	}
 }
 
@@ -387,6 +397,16 @@ func TestChecksum(t *testing.T) {
 		if _, _, err := host.ParseChecksum(bad); err == nil {
 			t.Errorf("ParseChecksum(%q) accepted", bad)
 		}
+	}
+	var flagValue host.Checksums
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Var(&flagValue, "plugin-sha256", "")
+	arg := "faulty=" + hex.EncodeToString(sum[:])
+	if err := fs.Parse([]string{"--plugin-sha256", arg}); err != nil {
+		t.Fatal(err)
+	}
+	if flagValue.String() != arg {
+		t.Errorf("flag value %q, want %q", flagValue.String(), arg)
 	}
 }
 

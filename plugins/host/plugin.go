@@ -126,6 +126,12 @@ func (p *Plugin) start() (*plugin.Client, *exec.Cmd, *plugins.Client, error) {
 		StartTimeout:     p.opts.StartTimeout,
 		GRPCDialOptions: []grpc.DialOption{
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(plugins.MaxMessageSize)),
+			// Large flow-control windows let a batch answer of several
+			// megabytes arrive without a window-update round trip every
+			// 64 KiB; the plugin is a local process, so memory, not the
+			// network, is what the window protects.
+			grpc.WithInitialWindowSize(8 << 20),
+			grpc.WithInitialConnWindowSize(32 << 20),
 		},
 	}
 	if p.checksum != nil {

@@ -262,16 +262,18 @@ func (o *remoteObject) handle(ctx context.Context) (uint64, uint64, error) {
 	if o.size >= 0 && size != o.size {
 		return 0, 0, source.Permanent(fmt.Errorf("object changed size from %d to %d across a plugin restart", o.size, size))
 	}
-	o.size, o.id, o.gen = size, resp.GetObject(), gen
+	if o.size < 0 {
+		o.size = size
+	}
+	o.id, o.gen = resp.GetObject(), gen
 	return o.id, gen, nil
 }
 
-// Size is the object's length, as the plugin reported it at open.
-func (o *remoteObject) Size() int64 {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.size
-}
+// Size is the object's length, as the plugin reported it at open. It is
+// set once, before Open returns the object, and never changes (a reopen
+// that finds another size fails instead), so it is read without the lock
+// that a reopen in progress holds.
+func (o *remoteObject) Size() int64 { return o.size }
 
 // Range is one range of a batched read: Buf is filled from offset Off, N
 // says how many bytes were, and Err why fewer than len(Buf) were (io.EOF at
@@ -302,8 +304,9 @@ func (o *remoteObject) ReadAt(ctx context.Context, p []byte, off int64, hint sou
 // asked for, nor a short range that does not end at the object's end.
 func (o *remoteObject) ReadRanges(ctx context.Context, rs []Range, hint source.Hint) error {
 	o.mu.Lock()
-	size, closed := o.size, o.closed
+	closed := o.closed
 	o.mu.Unlock()
+	size := o.size
 	if closed {
 		return &source.Error{Op: "read", Name: o.name, URL: o.s.red, Err: source.ErrClosed}
 	}
