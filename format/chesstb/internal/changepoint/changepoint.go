@@ -229,8 +229,8 @@ func (b *Block) stateAt(pos int) State {
 // that the padding bits after the last position are zero.
 func (b *Block) checkStates() error {
 	var cnt [4]int
-	for i := 0; i < b.p.Positions; i++ {
-		cnt[b.stateAt(i)]++
+	for st := Single; st <= Multi; st++ {
+		cnt[st] = b.countBefore(st, 0, b.p.Positions)
 	}
 	if cnt[Single] != b.nSingle || cnt[Double] != b.nDouble || cnt[Multi] != b.nMulti {
 		return corrupt("state vector counts %d/%d/%d single/double/multi, header says %d/%d/%d",
@@ -259,6 +259,16 @@ func (b *Block) checkRank(s []byte, what string, idx int) error {
 // stores an out-of-range rank there either.
 func (b *Block) checkConst() error {
 	eb := b.p.EntryBytes
+	if eb == 1 {
+		var maxRank byte
+		for _, r := range b.constStream {
+			maxRank = max(maxRank, r)
+		}
+		if b.nConst > 0 && int(maxRank) >= b.p.Ranks {
+			return corrupt("constant stream stores rank %d, the table has %d", maxRank, b.p.Ranks)
+		}
+		return nil
+	}
 	for j := 0; j < b.nConst; j++ {
 		if err := b.checkRank(b.constStream[j*eb:], "constant", j); err != nil {
 			return err
@@ -419,18 +429,13 @@ func (b *Block) buildPrefix() {
 		lo := s * stride
 		hi := min(lo+stride, b.p.Positions)
 		ns0, nd0 := cur.nSingle, cur.nDouble
-		for i := lo; i < hi; i++ {
-			switch b.stateAt(i) {
-			case Const:
-				cur.nConst++
-			case Single:
-				cur.nSingle++
-			case Double:
-				cur.nDouble++
-			default:
-				cur.nMulti++
-			}
-		}
+		single := b.countBefore(Single, lo, hi)
+		double := b.countBefore(Double, lo, hi)
+		multi := b.countBefore(Multi, lo, hi)
+		cur.nSingle += uint32(single)
+		cur.nDouble += uint32(double)
+		cur.nMulti += uint32(multi)
+		cur.nConst += uint32(hi - lo - single - double - multi)
 		cur.nSingleShort += uint32(popcountBits(b.singleHints, int(ns0), int(cur.nSingle)))
 		cur.nDoubleShort += uint32(popcountBits(b.doubleHints, int(nd0), int(cur.nDouble)))
 	}
@@ -441,6 +446,11 @@ func (b *Block) buildPrefix() {
 func (b *Block) countBefore(st State, lo, pos int) int {
 	n := 0
 	i := lo
+	for ; i < pos && i&3 != 0; i++ {
+		if b.stateAt(i) == st {
+			n++
+		}
+	}
 	for ; i+32 <= pos; i += 32 {
 		w := binary.LittleEndian.Uint64(b.states[i>>2:])
 		n += countState(w, st)

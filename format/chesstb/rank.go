@@ -1,0 +1,319 @@
+package chesstb
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/tbfs/tbfs/chess"
+)
+
+// This file ranks the legal moves of a root position the way the reference
+// prober does, with Fathom's rank and score scales (tbRank/tbScore), so an
+// engine can use the answer as it would use Fathom's root probe.
+
+// Ranker selects the metric RankMoves orders moves by.
+type Ranker uint8
+
+// The rankers.
+const (
+	// RankDTZ orders by distance to zeroing, as Fathom's DTZ root probe
+	// does. Where the material carries DTC, a move is priced on DTC's line:
+	// the plies to its next zeroing move, with the pawn pushes still owed
+	// folded into the rank (1000 minus the pushes for a clean win, -1000
+	// plus them for a clean loss; Fathom leaves those bands unused).
+	RankDTZ Ranker = iota
+	// RankWDL orders by class only (Fathom's WDL root probe).
+	RankWDL
+	// RankDTM orders by distance to mate: with the 50-move rule, by the
+	// rule-true DTM50 verdict and distance, a mate the rule draws falling
+	// in a band between draws and clean mates; without it, by plain DTM
+	// (cursed wins count as wins, blessed losses as losses).
+	RankDTM
+)
+
+// String names the ranker.
+func (r Ranker) String() string {
+	switch r {
+	case RankDTZ:
+		return "dtz"
+	case RankWDL:
+		return "wdl"
+	case RankDTM:
+		return "dtm"
+	}
+	return fmt.Sprintf("Ranker(%d)", uint8(r))
+}
+
+// RankOptions tune RankMoves.
+type RankOptions struct {
+	Ranker Ranker
+	// Rule50 honours the 50-move rule (Fathom's useRule50): the half-move
+	// clock of the root is threaded into every child.
+	Rule50 bool
+	// Repeated says the root has occurred before since the last zeroing
+	// move (Fathom's hasRepeated); only RankDTZ reads it.
+	Repeated bool
+}
+
+// RootMove is one legal move of the root with what the tables say of it.
+type RootMove struct {
+	Move chess.Move
+	// After is the probe of the position after the move, from the point of
+	// view of the side to move there, at the half-move clock the move
+	// leaves (0 after a capture or a pawn move, one more otherwise).
+	After Result
+	// Category is the move's outcome for the mover as the ranker sees it
+	// (RankDTM with the 50-move rule reports a mate the rule draws as
+	// CursedWin, a loss it saves as BlessedLoss).
+	Category Category
+	// Distance is the ranker's signed distance in plies, positive when the
+	// mover wins: to the next zeroing move for RankDTZ (on DTC's line where
+	// it prices the move), to mate for RankDTM, 0 for RankWDL.
+	Distance int
+	// Rank and Score are Fathom's tbRank and tbScore of the move.
+	Rank, Score int
+	// Best marks the moves ranked first (ties included).
+	Best bool
+}
+
+// Fathom's value scale.
+const (
+	tbValuePawn   = 100
+	tbValueDraw   = 0
+	tbValueMate   = 32000
+	tbMaxMatePly  = 255
+	tbWinScore    = tbValueMate - tbMaxMatePly - 1
+	rankWinBand   = 1000
+	rankCursedTop = 899
+)
+
+// RankMoves returns every legal move of pos with its post-move values,
+// ordered best first by the chosen ranker, the best ones marked. A root with
+// no legal move gives an empty list. A move whose value no table answers
+// fails the whole ranking: a best over part of the moves would be wrong.
+func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts RankOptions) ([]RootMove, error) {
+	if opts.Ranker > RankDTM {
+		return nil, fmt.Errorf("chesstb: unknown ranker %d", opts.Ranker)
+	}
+	if _, _, _, err := tb.root(pos); err != nil {
+		return nil, err
+	}
+	clock := pos.HalfmoveClock()
+	var out []RootMove
+	for _, m := range pos.LegalMoves(nil) {
+		child := pos.Play(m)
+		after, err := tb.Probe(ctx, &child)
+		if err != nil {
+			return nil, fmt.Errorf("chesstb: ranking %s: %w", m.UCI(), err)
+		}
+		rm := RootMove{Move: m, After: after}
+		if err := tb.rankMove(ctx, pos, m, &child, clock, opts, &rm); err != nil {
+			return nil, fmt.Errorf("chesstb: ranking %s: %w", m.UCI(), err)
+		}
+		out = append(out, rm)
+	}
+	less := func(a, b *RootMove) bool {
+		if a.Rank != b.Rank {
+			return a.Rank > b.Rank
+		}
+		if opts.Ranker != RankDTZ || a.Rank == 0 {
+			return false
+		}
+		return a.Distance < b.Distance
+	}
+	sort.SliceStable(out, func(i, j int) bool { return less(&out[i], &out[j]) })
+	for i := range out {
+		out[i].Best = !less(&out[0], &out[i])
+	}
+	return out, nil
+}
+
+// rankMove fills the ranker's fields of one move, probing the child at the
+// clock the ranker threads into it.
+func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess.Move, child *chess.Position, clock int, opts RankOptions, rm *RootMove) error {
+	leave, err := tb.enter()
+	if err != nil {
+		return err
+	}
+	defer leave()
+	p := &prober{ctx: ctx, tb: tb}
+	cn := canonicalNode(child)
+	zeroing := root.IsZeroing(m)
+	if opts.Ranker == RankWDL {
+		cw := wDraw
+		if !cn.mat.bareKings() {
+			if cw, err = p.wdlImpl(&cn, 0); err != nil {
+				return err
+			}
+			if cw == wIllegal {
+				return errUnresolved
+			}
+		}
+		v := cw.invert().category()
+		if !opts.Rule50 {
+			v = 2 * sign(v)
+		}
+		rm.Category = Category(v)
+		rm.Rank = [...]int{-rankWinBand, -rankCursedTop, 0, rankCursedTop, rankWinBand}[v+2]
+		rm.Score = [...]int{-tbWinScore, tbValueDraw - 2, tbValueDraw, tbValueDraw + 2, tbWinScore}[v+2]
+		return nil
+	}
+	childClock := noClock
+	if opts.Rule50 {
+		childClock = clock + 1
+		if zeroing {
+			childClock = 0
+		}
+	}
+	var cr fullResult
+	if cn.mat.bareKings() {
+		cr = fullResult{wdl: wDraw, hasDTZ: true, hasDTM: true, hasDTM50: true, dtm50W: wDraw}
+	} else if cr, err = p.probeNode(&cn, childClock, 0); err != nil {
+		return err
+	}
+	if opts.Ranker == RankDTM {
+		return rankDTM(&cr, opts.Rule50, rm)
+	}
+	return rankDTZ(root, m, child, &cr, clock, zeroing, opts, rm)
+}
+
+func sign(v int) int {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// rankDTZ is Fathom's DTZ ranking of one move, priced on DTC's line where a
+// table carries it.
+func rankDTZ(root *chess.Position, m chess.Move, child *chess.Position, cr *fullResult, clock int, zeroing bool, opts RankOptions, rm *RootMove) error {
+	my := cr.wdl.invert()
+	rm.Category = Category(my.category())
+	var v int
+	if zeroing {
+		v = [...]int{-1, -101, 0, 101, 1}[my]
+	} else {
+		if !cr.hasDTZ {
+			if cr.dtzErr != nil {
+				return cr.dtzErr
+			}
+			return errUnresolved
+		}
+		v = -signed(cr.dtz, cr.wdl)
+		v += sign(v)
+	}
+	// Fathom reports a mate in one as 1, not the child-derived 2.
+	if v == 2 && child.IsCheckmate() {
+		v = 1
+	}
+	rank := 0
+	switch {
+	case v > 0:
+		rank = rankWinBand
+		if v+clock > 99 || opts.Repeated {
+			rank = rankWinBand - (v + clock)
+		}
+	case v < 0:
+		rank = -rankWinBand
+		if -2*v+clock >= 100 {
+			rank = -rankWinBand + (-v + clock)
+		}
+	}
+	order, wait := -1, 0
+	conversion := isConversion(root, m)
+	switch {
+	case conversion && my.decisive50():
+		order, wait = 0, 1
+	case !conversion && cr.hasDTC && cr.dtcW.decisive50():
+		order = int(cr.dtcOrder)
+		if zeroing && my == wWin {
+			order++ // a push spends one of the winner's budget
+		}
+		wait = int(cr.dtc) + 1
+		if zeroing {
+			wait = 1
+		}
+	}
+	if order >= 0 {
+		switch rank {
+		case rankWinBand:
+			rank, v = rankWinBand-order, wait
+		case -rankWinBand:
+			rank, v = -rankWinBand+order, -wait
+		}
+	}
+	bound := 1
+	if opts.Rule50 {
+		bound = 900
+	}
+	rm.Distance, rm.Rank = v, rank
+	switch {
+	case rank >= bound:
+		rm.Score = tbWinScore
+	case rank > 0:
+		rm.Score = max(3, rank-800) * tbValuePawn / 200
+	case rank == 0:
+		rm.Score = tbValueDraw
+	case rank > -bound:
+		rm.Score = min(-3, rank+800) * tbValuePawn / 200
+	default:
+		rm.Score = -tbWinScore
+	}
+	return nil
+}
+
+// rankDTM is the reference's mate-distance ranking of one move.
+func rankDTM(cr *fullResult, rule50 bool, rm *RootMove) error {
+	if !cr.hasDTM {
+		if cr.dtmErr != nil {
+			return cr.dtmErr
+		}
+		return errUnresolved
+	}
+	if rule50 && !cr.hasDTM50 {
+		if cr.dtm50Err != nil {
+			return cr.dtm50Err
+		}
+		return errUnresolved
+	}
+	flatW := cr.wdl.invert()
+	flatD := int(cr.dtm) + 1
+	win := flatW == wWin || flatW == wCursed
+	loss := flatW == wLose || flatW == wBlessed
+	rm.Category = Category(wDraw.category())
+	switch {
+	case !rule50 && win:
+		rm.Category, rm.Distance = Win, flatD
+		rm.Rank = tbValueMate - flatD
+	case !rule50 && loss:
+		rm.Category, rm.Distance = Loss, -flatD
+		rm.Rank = -tbValueMate + flatD
+	case !rule50:
+	case cr.dtm50W.invert() == wWin:
+		d := int(cr.dtm50) + 1
+		rm.Category, rm.Distance = Win, d
+		rm.Rank = tbValueMate - d
+	case cr.dtm50W.invert() == wLose:
+		d := int(cr.dtm50) + 1
+		rm.Category, rm.Distance = Loss, -d
+		rm.Rank = -tbValueMate + d
+	case win:
+		// A forced mate the rule draws: a try between a draw and a clean
+		// mate, the shorter mate the better try.
+		rm.Category, rm.Distance = CursedWin, flatD
+		rm.Rank = max(1, rankCursedTop-flatD)
+		rm.Score = tbValueDraw + 2
+		return nil
+	case loss:
+		rm.Category, rm.Distance = BlessedLoss, -flatD
+		rm.Rank = min(-1, flatD-rankCursedTop)
+		rm.Score = tbValueDraw - 2
+		return nil
+	}
+	rm.Score = rm.Rank
+	return nil
+}

@@ -1,0 +1,175 @@
+package chesstb
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// childGroups groups children.tsv rows by parent FEN, in file order.
+func childGroups(t *testing.T, base string) (parents []string, kids map[string][]oracleRow) {
+	t.Helper()
+	kids = map[string][]oracleRow{}
+	for _, r := range readOracle(t, filepath.Join(base, "oracle", "children.tsv"), true) {
+		if _, ok := kids[r.fen]; !ok {
+			parents = append(parents, r.fen)
+		}
+		kids[r.fen] = append(kids[r.fen], r)
+	}
+	return parents, kids
+}
+
+// oracleKey is what the reference's DTM ranker orders a move by, computed
+// from a child row's printed values: the mover's class rank, then the
+// distance (shorter wins, longer losses are better).
+func oracleDTMKey(t *testing.T, r oracleRow, rule50 bool) (cls, dist int) {
+	e := r.expectAll(t)
+	flatW := -e.wdl // the mover's class, from the child's
+	flatD := abs(e.dtm) + 1
+	if !rule50 {
+		switch {
+		case flatW > 0:
+			return 2, -flatD
+		case flatW < 0:
+			return -2, flatD
+		}
+		return 0, 0
+	}
+	switch {
+	case e.dtm50 < 0:
+		return 3, -(abs(e.dtm50) + 1)
+	case e.dtm50 > 0:
+		return -3, abs(e.dtm50) + 1
+	case flatW > 0:
+		return 1, -flatD
+	case flatW < 0:
+		return -1, flatD
+	}
+	return 0, 0
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// TestRankMovesOracle ranks the root moves of every parent in children.tsv.
+// The arbiter is the reference prober's --children output: each move's
+// post-move values (probed at the clock the move leaves) must equal the
+// row's, every legal move must appear, and the moves marked best must be
+// exactly the ones the row values make best under the DTM ranker's order
+// (with and without the 50-move rule). Where probe.tsv holds the parent,
+// its DTM must be one more than the best child's.
+func TestRankMovesOracle(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	parents, kids := childGroups(t, base)
+	parentDTM := map[string]oracleRow{}
+	for _, r := range readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false) {
+		parentDTM[r.fen] = r
+	}
+	if testing.Short() || packRace {
+		parents = parents[:min(len(parents), 40)]
+	}
+	tb := openDirs(t, Options{BlockCacheBytes: 512 << 20}, filepath.Join(base, "shipped"))
+	ctx := context.Background()
+	bad, bestChecked := 0, 0
+	fail := func(format string, args ...any) {
+		bad++
+		if bad <= 30 {
+			t.Errorf(format, args...)
+		}
+	}
+	for _, fen := range parents {
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := kids[fen]
+		for _, mode := range []RankOptions{
+			{Ranker: RankDTZ, Rule50: true},
+			{Ranker: RankDTM, Rule50: false},
+			{Ranker: RankDTM, Rule50: true},
+		} {
+			moves, err := tb.RankMoves(ctx, &pos, mode)
+			if mode.Ranker == RankDTM {
+				// The reference ranks nothing when a child has no mate
+				// distance (no DTM table for its material).
+				unpriced := false
+				for _, r := range rows {
+					e := r.expectAll(t)
+					unpriced = unpriced || !e.dtmOK || (mode.Rule50 && !e.dtm50OK)
+				}
+				if unpriced {
+					if !errors.Is(err, ErrNoTable) {
+						fail("%s %v: ranked without every child's DTM (err %v)", fen, mode, err)
+					}
+					continue
+				}
+			}
+			if err != nil {
+				fail("%s %v: %v", fen, mode, err)
+				continue
+			}
+			if len(moves) != len(pos.LegalMoves(nil)) {
+				fail("%s: %d moves ranked, %d legal", fen, len(moves), len(pos.LegalMoves(nil)))
+			}
+			byUCI := map[string]*RootMove{}
+			for i := range moves {
+				byUCI[moves[i].Move.UCI()] = &moves[i]
+			}
+			if mode.Ranker == RankDTZ {
+				for _, r := range rows {
+					rm := byUCI[r.move]
+					if rm == nil {
+						fail("%s: move %s not ranked", fen, r.move)
+						continue
+					}
+					if d := compareAll(r.expectAll(t), &rm.After); len(d) > 0 {
+						fail("%s %s after: %s", fen, r.move, strings.Join(d, "; "))
+					}
+				}
+				continue
+			}
+			if len(rows) != len(moves) {
+				continue // the reference listed only some children
+			}
+			bestChecked++
+			type key struct{ cls, dist int }
+			keys := map[string]key{}
+			var top key
+			for i, r := range rows {
+				c, d := oracleDTMKey(t, r, mode.Rule50)
+				keys[r.move] = key{c, d}
+				if i == 0 || c > top.cls || (c == top.cls && d > top.dist) {
+					top = key{c, d}
+				}
+			}
+			for _, rm := range moves {
+				want := keys[rm.Move.UCI()] == top
+				if rm.Best != want {
+					fail("%s rule50=%v: %s marked best=%v, the reference's values say %v", fen, mode.Rule50, rm.Move.UCI(), rm.Best, want)
+				}
+			}
+			if pr, ok := parentDTM[fen]; ok && !mode.Rule50 && top.cls != 0 {
+				e := pr.expectAll(t)
+				if abs(e.dtm) != abs(top.dist) {
+					fail("%s: parent DTM %d, best child gives %d", fen, e.dtm, top.dist)
+				}
+			}
+		}
+	}
+	t.Logf("%d parents, %d best-move sets checked", len(parents), bestChecked)
+	if bestChecked == 0 {
+		t.Error("no parent had its best moves checked")
+	}
+	if bad > 0 {
+		t.Errorf("%d mismatches over %d parents", bad, len(parents))
+	}
+}
