@@ -1,6 +1,8 @@
 package chesstb
 
 import (
+	"context"
+
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb/internal/changepoint"
 )
@@ -485,4 +487,22 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 		out.dtz = unb.value()
 	}
 	return out, nil
+}
+
+// DTC returns the distance to conversion of pos at its half-move clock: the
+// pawn pushes the winning side still owes before the next capture or
+// promotion and the signed plies to the next zeroing move on that line,
+// taking the fewest pushes whose wait fits the plies the clock leaves. It is
+// (0, 0) where no push budget fits the clock, for draws, cursed and blessed
+// positions and a side already checkmated. Pawnless material has no DTC
+// table; there the answer is DTZ at no pushes, as the reference gives it.
+func (tb *Tablebase) DTC(ctx context.Context, pos *chess.Position) (DTC, error) {
+	res, err := tb.Probe(ctx, pos)
+	if err != nil {
+		return DTC{}, err
+	}
+	if res.HasDTC {
+		return res.DTC, nil
+	}
+	return DTC{}, metricMissing(&res, MetricDTC)
 }

@@ -1,6 +1,9 @@
 package chesstb
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/tbfs/tbfs/chess"
 )
 
@@ -401,4 +404,29 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 	}
 	z.finish(&out, anyLegal)
 	return out, nil
+}
+
+// DTM50 returns the signed number of plies to mate under the 50-move rule,
+// the count starting at pos's half-move clock: positive when the side to
+// move mates, 0 where the clock has taken the win (a draw), for cursed and
+// blessed positions and for a side already checkmated (Result tells that
+// one apart). At clock 100 or more every position is a draw except a mate
+// on the board (or an en-passant capture that resets the count).
+func (tb *Tablebase) DTM50(ctx context.Context, pos *chess.Position) (int, error) {
+	res, err := tb.Probe(ctx, pos)
+	if err != nil {
+		return 0, err
+	}
+	if res.HasDTM50 {
+		return res.DTM50, nil
+	}
+	return 0, metricMissing(&res, MetricDTM50)
+}
+
+// metricMissing is the error for a metric a probe left unanswered.
+func metricMissing(res *Result, m Metric) error {
+	if err := res.Unavailable[m]; err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %s not answered", ErrUnresolved, m)
 }

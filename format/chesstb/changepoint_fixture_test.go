@@ -1,0 +1,68 @@
+package chesstb
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// TestPackFixtures checks every metric of every committed oracle row
+// (testdata/chesstb/oracle, the reference prober's output) against the
+// committed tables with the committed packs searched first, so a fresh
+// clone exercises the DTM50 and DTC readers, the pack-preferred DTZ and DTM,
+// and the seed cases: 8/8/8/k7/8/8/K4P2/8 w with DTC (4, 23) at clock 0,
+// (5, 19) at 80 and (0, 0) at 95, and 2k5/8/3R2K1/8/8/8/8/8 w at clock 88,
+// where DTM50 is a draw while DTM still reports the mate.
+func TestPackFixtures(t *testing.T) {
+	tb := openDirs(t, Options{}, testenv.Testdata(t, "chesstb", "packs"), testenv.Testdata(t, "chesstb"))
+	ctx := context.Background()
+	n := 0
+	for _, file := range []string{"seed_cases.tsv", "probe.tsv", "children.tsv"} {
+		for _, r := range readOracle(t, testenv.Testdata(t, "chesstb", "oracle", file), file == "children.tsv") {
+			if !r.hasForm("shipped") {
+				continue
+			}
+			pos := r.position(t)
+			res, err := tb.Probe(ctx, &pos)
+			if err != nil {
+				t.Errorf("line %d %s %s: %v", r.line, r.fen, r.move, err)
+				continue
+			}
+			n++
+			if d := compareAll(r.expectAll(t), &res); len(d) > 0 {
+				t.Errorf("%s line %d %s %s: %s", file, r.line, r.fen, r.move, strings.Join(d, "; "))
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no fixture rows")
+	}
+	t.Logf("%d rows", n)
+	for _, tc := range []struct {
+		fen   string
+		dtc   DTC
+		dtm50 int
+		dtm   int
+	}{
+		{"8/8/8/k7/8/8/K4P2/8 w - - 0 1", DTC{4, 23}, 51, 51},
+		{"8/8/8/k7/8/8/K4P2/8 w - - 80 1", DTC{5, 19}, 51, 51},
+		{"8/8/8/k7/8/8/K4P2/8 w - - 95 1", DTC{0, 0}, 0, 51},
+		{"2k5/8/3R2K1/8/8/8/8/8 w - - 88 1", DTC{0, 0}, 0, 15},
+	} {
+		pos := mustFEN(t, tc.fen)
+		dtc, err := tb.DTC(ctx, &pos)
+		if err != nil || dtc != tc.dtc {
+			t.Errorf("%s: DTC %+v, %v; want %+v", tc.fen, dtc, err, tc.dtc)
+		}
+		d50, err := tb.DTM50(ctx, &pos)
+		if err != nil || d50 != tc.dtm50 {
+			t.Errorf("%s: DTM50 %d, %v; want %d", tc.fen, d50, err, tc.dtm50)
+		}
+		dtm, err := tb.DTM(ctx, &pos)
+		if err != nil || dtm != tc.dtm {
+			t.Errorf("%s: DTM %d, %v; want %d", tc.fen, dtm, err, tc.dtm)
+		}
+	}
+}
