@@ -52,7 +52,7 @@ func FuzzZstdTable(f *testing.F) {
 			}
 		}
 		m := Material{1, 1, 1, 1}
-		zt, err := openZstd(context.Background(), memObject(b), "fuzz.zst", m, NewFrameCache(1<<20))
+		zt, err := openZstd(context.Background(), memObject(b), "fuzz.zst", m.Entries(), NewFrameCache(1<<20))
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("open error %v does not match ErrCorrupt", err)

@@ -209,3 +209,23 @@ func TestRankErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyRankOracle checks LegacyRank on every rank.tsv and values.tsv
+// row (the reference's legacy_rank column).
+func TestLegacyRankOracle(t *testing.T) {
+	for _, file := range []string{"rank.tsv", "values.tsv"} {
+		for _, r := range oracle(t, file) {
+			p, err := ParseBoard(r["board"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, idx, err := LegacyRank(p)
+			if err != nil || idx != r.uint(t, "legacy_rank") || m.String() != r["material"] {
+				t.Fatalf("%s: LegacyRank(%s) = %v %d, %v; oracle %s %s", file, p, m, idx, err, r["material"], r["legacy_rank"])
+			}
+			if _, mi, _ := LegacyRank(p.Mirror()); mi != idx {
+				t.Fatalf("%s: mirror image ranks %d, not %d", p, mi, idx)
+			}
+		}
+	}
+}

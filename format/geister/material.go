@@ -172,4 +172,5 @@ func init() {
 	for i, m := range materials {
 		layouts[i] = newLayout(m)
 	}
+	initLegacy()
 }

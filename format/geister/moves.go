@@ -173,8 +173,9 @@ type ObservationValues struct {
 
 // ColouringValues returns every colouring of o with its value, read from
 // the observation's one run of table bytes: colouring i is at index
-// first+i of material m's table. It fails with ErrNoTable when the table is
-// missing.
+// first+i of material m's obsblk table. (A table in the legacy layout has
+// no such runs and is read one colouring at a time.) It fails with
+// ErrNoTable when the table is missing.
 func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Material, first uint64, colourings []Colouring, err error) {
 	m, first, cols, err := Colourings(o)
 	if err != nil {
@@ -186,7 +187,18 @@ func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Mate
 	}
 	var buf [70]byte // C(8,4), the largest run
 	run := buf[:len(cols)]
-	if err := st.r.read(ctx, run, first); err != nil {
+	if st.legacy {
+		// The legacy layout has no observation runs: one read each.
+		for i, p := range cols {
+			idx, err := st.index(p)
+			if err != nil {
+				return m, 0, nil, err
+			}
+			if err := st.r.read(ctx, run[i:i+1], idx); err != nil {
+				return m, 0, nil, err
+			}
+		}
+	} else if err := st.r.read(ctx, run, first); err != nil {
 		return m, 0, nil, err
 	}
 	colourings = make([]Colouring, len(cols))

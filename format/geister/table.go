@@ -40,9 +40,10 @@ type rawTable struct {
 	name string
 }
 
-func openRaw(obj source.Object, name string, m Material) (*rawTable, error) {
-	if size := obj.Size(); size < 0 || uint64(size) != m.Entries() {
-		return nil, fmt.Errorf("%w: %s has %d bytes, material %v has %d entries", ErrCorrupt, name, size, m, m.Entries())
+// openRaw checks that a raw file has one byte per entry of its layout.
+func openRaw(obj source.Object, name string, entries uint64) (*rawTable, error) {
+	if size := obj.Size(); size < 0 || uint64(size) != entries {
+		return nil, fmt.Errorf("%w: %s has %d bytes, its layout has %d entries", ErrCorrupt, name, size, entries)
 	}
 	return &rawTable{obj: obj, name: name}, nil
 }
@@ -205,7 +206,9 @@ type zstdTable struct {
 	slots []atomic.Pointer[cacheEntry]
 }
 
-func openZstd(ctx context.Context, obj source.Object, name string, m Material, cache *FrameCache) (*zstdTable, error) {
+// openZstd reads and validates a seekable-zstd file's seek table, which
+// must describe exactly entries decompressed bytes.
+func openZstd(ctx context.Context, obj source.Object, name string, entries uint64, cache *FrameCache) (*zstdTable, error) {
 	size := obj.Size()
 	if size < seekHeaderSize+seekFooterSize {
 		return nil, fmt.Errorf("%w: %s has %d bytes, too short for a seekable zstd file", ErrCorrupt, name, size)
@@ -229,8 +232,8 @@ func openZstd(ctx context.Context, obj source.Object, name string, m Material, c
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if total := st.dOff[st.frames()]; total != m.Entries() {
-		return nil, fmt.Errorf("%w: %s decompresses to %d bytes, material %v has %d entries", ErrCorrupt, name, total, m, m.Entries())
+	if total := st.dOff[st.frames()]; total != entries {
+		return nil, fmt.Errorf("%w: %s decompresses to %d bytes, its layout has %d entries", ErrCorrupt, name, total, entries)
 	}
 	return &zstdTable{obj: obj, name: name, st: st, cache: cache, slots: make([]atomic.Pointer[cacheEntry], st.frames())}, nil
 }

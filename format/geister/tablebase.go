@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -43,15 +44,32 @@ type tableSlot struct {
 type tableState struct {
 	r    tableReader
 	name string
-	err  error
+	// legacy marks a file in the legacy layout (named without
+	// "_obsblk"), indexed by LegacyRank instead of Rank.
+	legacy bool
+	err    error
+}
+
+// index returns p's entry in this table's layout.
+func (st *tableState) index(p Position) (uint64, error) {
+	var idx uint64
+	var err error
+	if st.legacy {
+		_, idx, err = LegacyRank(p)
+	} else {
+		_, idx, err = Rank(p)
+	}
+	return idx, err
 }
 
 // Open returns a Tablebase reading the sources. For each material the
-// sources are searched in order; within one source the seekable-zstd file
-// (".bin.zst", then ".bin.zstd") is preferred over the raw ".bin", as the
-// reference runtime does. Only the obsblk file names are read (the
-// reference's legacy layout without "_obsblk" is not). The sources stay the
-// caller's: Close does not close them.
+// sources are searched in order; within one source the preference is the
+// reference runtime's: obsblk files ("id000_pb1pr1ob1or1_obsblk.bin") over
+// legacy-layout files named without "_obsblk", and within each the
+// seekable-zstd file (".bin.zst", then ".bin.zstd") over the raw ".bin".
+// Files are found by their exact names, so a file whose id does not match
+// its counts is never read. The sources stay the caller's: Close does not
+// close them.
 func Open(opts Options, sources ...source.Source) (*Tablebase, error) {
 	if len(sources) == 0 {
 		return nil, errors.New("geister: Open needs at least one source")
@@ -127,31 +145,47 @@ func (tb *Tablebase) table(ctx context.Context, m Material) (*tableState, error)
 
 // find looks for material m's table file in the sources.
 func (tb *Tablebase) find(ctx context.Context, m Material) (*tableState, error) {
-	base := m.FileName()
-	names := [...]string{base + ".zst", base + ".zstd", base}
+	obsblk := m.FileName()
+	legacy := strings.TrimSuffix(obsblk, "_obsblk.bin") + ".bin"
+	candidates := [...]struct {
+		name   string
+		zstd   bool
+		legacy bool
+	}{
+		{obsblk + ".zst", true, false},
+		{obsblk + ".zstd", true, false},
+		{obsblk, false, false},
+		{legacy + ".zst", true, true},
+		{legacy + ".zstd", true, true},
+		{legacy, false, true},
+	}
 	for _, src := range tb.sources {
-		for i, name := range names {
-			obj, err := src.Open(ctx, name)
+		for _, c := range candidates {
+			obj, err := src.Open(ctx, c.name)
 			if errors.Is(err, source.ErrNotFound) {
 				continue
 			}
 			if err != nil {
-				return nil, fmt.Errorf("geister: open %s: %w", name, err)
+				return nil, fmt.Errorf("geister: open %s: %w", c.name, err)
+			}
+			entries := m.Entries()
+			if c.legacy {
+				entries = m.LegacyEntries()
 			}
 			var r tableReader
-			if i < 2 {
-				r, err = openZstd(ctx, obj, name, m, tb.cache)
+			if c.zstd {
+				r, err = openZstd(ctx, obj, c.name, entries, tb.cache)
 			} else {
-				r, err = openRaw(obj, name, m)
+				r, err = openRaw(obj, c.name, entries)
 			}
 			if err != nil {
 				obj.Close()
 				return nil, err
 			}
-			return &tableState{r: r, name: name}, nil
+			return &tableState{r: r, name: c.name, legacy: c.legacy}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %v (no %s[.zst] in any source)", ErrNoTable, m, base)
+	return nil, fmt.Errorf("%w: %v (no %s[.zst] in any source)", ErrNoTable, m, obsblk)
 }
 
 // Has reports whether a table for m can be read, opening it if needed. It
@@ -214,11 +248,15 @@ func (tb *Tablebase) DTW(ctx context.Context, p Position) (uint8, error) {
 	if v, ok := p.Terminal(); ok {
 		return v, nil
 	}
-	m, idx, err := Rank(p)
+	m := p.Material()
+	if !m.Valid() {
+		return 0, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
+	}
+	st, err := tb.table(ctx, m)
 	if err != nil {
 		return 0, err
 	}
-	st, err := tb.table(ctx, m)
+	idx, err := st.index(p)
 	if err != nil {
 		return 0, err
 	}
