@@ -23,39 +23,17 @@ import (
 	"github.com/tbfs/tbfs/source"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  string
-)
-
-// bins builds the test plugins once per test binary into a directory that
-// TestMain removes, and returns that directory.
+// bins builds the test plugins (once per test binary, see
+// plugintest.Main) into a directory and returns it.
 func bins(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		d, err := os.MkdirTemp("", "tbfs-plugins-")
-		if err != nil {
-			buildErr = err.Error()
-			return
-		}
-		binDir = d
-		plugintest.Build(t, d, "testdata/plugins/faulty", "tbfs-source-faulty")
-		plugintest.Build(t, d, "testdata/plugins/bad", "bad")
-	})
-	if buildErr != "" || binDir == "" {
-		t.Fatalf("building test plugins: %s", buildErr)
-	}
-	return binDir
+	d := t.TempDir()
+	plugintest.Build(t, d, "testdata/plugins/faulty", "tbfs-source-faulty")
+	plugintest.Build(t, d, "testdata/plugins/bad", "bad")
+	return d
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { plugintest.Main(m) }
 
 // pluginDir makes a plugin directory holding links to the named built
 // binaries (name → file in bins).

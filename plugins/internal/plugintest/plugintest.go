@@ -4,8 +4,11 @@ package plugintest
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,12 +17,56 @@ import (
 	"github.com/tbfs/tbfs/plugins/host"
 )
 
+var (
+	mu       sync.Mutex
+	cacheDir string            // set by Main; binaries built once per test binary
+	built    map[string]string // pkgDir → binary in cacheDir
+)
+
+// Main runs the tests of a package with a build cache: each plugin is
+// built once per test binary instead of once per test, and the binaries are
+// removed when the tests end. Call it from TestMain.
+func Main(m *testing.M) {
+	d, err := os.MkdirTemp("", "tbfs-plugintest-")
+	if err == nil {
+		mu.Lock()
+		cacheDir, built = d, map[string]string{}
+		mu.Unlock()
+	}
+	code := m.Run()
+	if d != "" {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
 // Build compiles the main package at pkgDir (relative to the repository
-// root, such as "plugins/ftp/cmd/tbfs-source-ftp") into dir/binName and
-// returns the binary's path. The build is bounded in time.
+// root, such as "plugins/ftp/cmd/tbfs-source-ftp") and places it at
+// dir/binName, returning that path. The build is bounded in time; with Main
+// it happens once per package and later calls link to the first binary.
 func Build(t testing.TB, dir, pkgDir, binName string) string {
 	t.Helper()
 	out := filepath.Join(dir, binName)
+	mu.Lock()
+	defer mu.Unlock()
+	if cacheDir == "" {
+		compile(t, pkgDir, out)
+		return out
+	}
+	bin, ok := built[pkgDir]
+	if !ok {
+		bin = filepath.Join(cacheDir, strings.ReplaceAll(pkgDir, "/", "_"))
+		compile(t, pkgDir, bin)
+		built[pkgDir] = bin
+	}
+	if err := os.Symlink(bin, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func compile(t testing.TB, pkgDir, out string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./"+pkgDir)
@@ -27,7 +74,6 @@ func Build(t testing.TB, dir, pkgDir, binName string) string {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkgDir, err, b)
 	}
-	return out
 }
 
 // Load builds the plugin main package at pkgDir as dir/tbfs-source-<name>
