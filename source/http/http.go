@@ -150,9 +150,15 @@ func (s *Source) isClosed() bool {
 	return s.closed
 }
 
-// objectURL appends the name's elements, escaped, to the base URL.
+// objectURL appends the name's elements to the base URL. JoinPath takes
+// escaped elements, so each is escaped first: a name holding "%41" means
+// those three characters, not "A".
 func (s *Source) objectURL(name string) string {
-	return s.base.JoinPath(strings.Split(name, "/")...).String()
+	elems := strings.Split(name, "/")
+	for i, e := range elems {
+		elems[i] = url.PathEscape(e)
+	}
+	return s.base.JoinPath(elems...).String()
 }
 
 // do sends one request bounded by the per-request timeout. The returned

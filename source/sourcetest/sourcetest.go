@@ -65,6 +65,7 @@ func Fixtures() []Fixture {
 		{Name: "dir/b.bin", Data: seq},
 		{Name: "dir/sub/c.txt", Data: []byte("nested object\n")},
 		{Name: "dir/with space.txt", Data: []byte("a name with a space\n")},
+		{Name: "odd/%41 ?#+&=;é.bin", Data: []byte("characters URLs treat specially")},
 		{Name: "dir2/d.txt", Data: []byte("d")},
 		{Name: "empty", Data: nil},
 	}
