@@ -144,7 +144,7 @@ type Source struct {
 	where    string // s3://bucket/prefix, for errors
 	timeout  time.Duration
 	closed   atomic.Bool
-	bucketOK atomic.Bool // a request has shown the bucket exists
+	bucketOK atomic.Bool // the bucket is known to exist (or cannot be checked)
 
 	mu sync.Mutex // serialises the bucket check
 }
@@ -320,6 +320,9 @@ func (s *Source) checkBucket(ctx context.Context) error {
 	case errors.Is(kind, source.ErrNotFound):
 		return source.Permanent(fmt.Errorf("no bucket %q: %w", s.bucket, err))
 	case errors.Is(kind, source.ErrPermanent):
+		// Not allowed to ask: assume the bucket exists and do not ask
+		// again on every miss.
+		s.bucketOK.Store(true)
 		return nil
 	}
 	return kind
