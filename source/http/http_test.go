@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/tbfs/tbfs/source"
@@ -593,5 +594,23 @@ func TestContentEncoding(t *testing.T) {
 	}
 	if n, err := obj.ReadAt(context.Background(), make([]byte, 4), 0, source.HintData); !errors.Is(err, source.ErrPermanent) || n != 0 {
 		t.Errorf("n=%d err=%v, want 0 and ErrPermanent", n, err)
+	}
+}
+
+// TestParseManifestHostileReaders: the parser gives the same entries when
+// fed one byte at a time, and reports a reader's failure.
+func TestParseManifestHostileReaders(t *testing.T) {
+	text := "3 a\n# c\n5 dir/b c\n"
+	want, err := srchttp.ParseManifest(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := srchttp.ParseManifest(iotest.OneByteReader(strings.NewReader(text)))
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("one byte at a time: %v, %v; want %v", got, err, want)
+	}
+	boom := errors.New("boom")
+	if _, err := srchttp.ParseManifest(io.MultiReader(strings.NewReader("3 a\n"), iotest.ErrReader(boom))); !errors.Is(err, boom) {
+		t.Errorf("failing reader: err = %v, want %v", err, boom)
 	}
 }
