@@ -86,8 +86,7 @@ func describe(material string, err error) string {
 }
 
 // FromResult converts a probe result into the rendered values and the
-// reasons for the metrics it lacks. DTC and DTM50 are reported as
-// unavailable until the prober answers them.
+// reasons for the metrics it lacks.
 func FromResult(res *chesstb.Result) (Values, map[Metric]string) {
 	var v Values
 	v.Checkmate, v.Stalemate = res.Checkmate, res.Stalemate
@@ -108,8 +107,16 @@ func FromResult(res *chesstb.Result) (Values, map[Metric]string) {
 	} else {
 		un[MetricDTM] = reason(res, chesstb.MetricDTM)
 	}
-	un[MetricDTC] = "not read by this version of the prober"
-	un[MetricDTM50] = "not read by this version of the prober"
+	if res.HasDTC {
+		v.DTC = &DTC{Pushes: res.DTC.Pushes, Plies: res.DTC.Plies}
+	} else {
+		un[MetricDTC] = reason(res, chesstb.MetricDTC)
+	}
+	if res.HasDTM50 {
+		v.DTM50 = intPtr(res.DTM50)
+	} else {
+		un[MetricDTM50] = reason(res, chesstb.MetricDTM50)
+	}
 	return v, un
 }
 
