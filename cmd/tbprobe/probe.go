@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/render"
+)
+
+// probeUsage is printed for -h and for usage errors of the main command.
+const probeUsage = `usage: tbprobe [--tables URL]... [--hmc N] [--cache-size SIZE] [--json] [--children] [--plugin-dir DIR] [FEN...]
+       tbprobe bench|ls|info|verify|serve|mate|geister [flags] (tbprobe CMD -h for each)
+
+Probes chess endgame tables (chesstb). With no FEN, FENs are read one per line
+from standard input and answered in order as they arrive ('#' starts a comment
+line). Missing trailing FEN fields default (white to move, no castling, no en
+passant, clocks 0 1) and '_' may stand for a space.
+
+Exit status: 0 every position answered, 1 some failed (each failure on its own
+line), 2 usage error.
+
+`
+
+// probeOptions say how the main command answers each position.
+type probeOptions struct {
+	hmc      int // -1: keep the FEN's clock
+	json     bool
+	children bool
+}
+
+// runProbe implements the main job: FEN arguments or standard input in,
+// one answer per position out.
+func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tbprobe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, probeUsage)
+		fs.PrintDefaults()
+	}
+	var tf tableFlags
+	tf.register(fs)
+	var opts probeOptions
+	fs.IntVar(&opts.hmc, "hmc", -1, "half-move clock to probe at, overriding the FEN's fifth field")
+	fs.BoolVar(&opts.json, "json", false, "print one JSON object per position")
+	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if opts.hmc > 1000 || opts.hmc < -1 {
+		fmt.Fprintf(stderr, "tbprobe: --hmc %d: want a half-move clock from 0 to 1000\n", opts.hmc)
+		return 2
+	}
+	ts, err := tf.open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
+		return 1
+	}
+	defer ts.Close()
+
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	failed := false
+	answer := func(fen string) {
+		rep, err := probeFEN(ctx, ts, fen, opts)
+		if err != nil {
+			failed = true
+			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", fen, err)
+			if opts.json {
+				out.Write(render.JSON(&render.Report{FEN: fen, Error: err.Error()}))
+			}
+		} else {
+			if rep.Error != "" {
+				failed = true
+				fmt.Fprintf(stderr, "tbprobe: %s: %s\n", rep.FEN, rep.Error)
+			}
+			if opts.json {
+				out.Write(render.JSON(rep))
+			} else {
+				out.Write(render.Text(rep))
+			}
+		}
+		// Each answer leaves at once, so a script feeding FENs one at a
+		// time through a pipe gets each answer before it sends the next.
+		out.Flush()
+	}
+	if fens := fs.Args(); len(fens) > 0 {
+		for _, fen := range fens {
+			if ctx.Err() != nil {
+				break
+			}
+			answer(fen)
+		}
+	} else {
+		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 4096), 1<<20)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			answer(line)
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		if err := sc.Err(); err != nil {
+			fmt.Fprintf(stderr, "tbprobe: reading FENs: %v\n", err)
+			failed = true
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "tbprobe: %v\n", ctx.Err())
+		failed = true
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// probeFEN parses and probes one FEN. A position the tables have nothing
+// for comes back as a report with Error set; an error return means the FEN
+// was bad or the tables could not be read.
+func probeFEN(ctx context.Context, ts *tableSet, fen string, opts probeOptions) (*render.Report, error) {
+	pos, err := chess.ParseFEN(fen)
+	if err != nil {
+		return nil, err
+	}
+	if opts.hmc >= 0 {
+		pos.SetHalfmoveClock(opts.hmc)
+	}
+	return render.Collect(ctx, ts.tb, &pos, opts.children)
+}

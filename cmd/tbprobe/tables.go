@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/plugins/host"
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/metrics"
+	"github.com/tbfs/tbfs/source/stack"
+	"github.com/tbfs/tbfs/testdata"
+)
+
+// fixtureName is how the embedded tables are named in listings and errors.
+const fixtureName = "embedded:testdata/chesstb"
+
+// tableFlags are the flags every chess subcommand shares: where the tables
+// are and how much memory may cache them.
+type tableFlags struct {
+	tables    urlList
+	cacheSize byteSize
+	pluginDir string
+}
+
+// register adds the shared flags to fs.
+func (tf *tableFlags) register(fs *flag.FlagSet) {
+	fs.Var(&tf.tables, "tables", "table location: a directory, file://, s3://, http(s):// or a plugin's URL (repeatable, searched in order; default: the fixture tables built in)")
+	tf.cacheSize = byteSize(chesstb.DefaultBlockCacheBytes)
+	fs.Var(&tf.cacheSize, "cache-size", "memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1GiB)")
+	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "directory of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
+}
+
+// tableSet is an opened tablebase with the sources under it, kept so their
+// counters can be read and everything closed in order.
+type tableSet struct {
+	tb     *chesstb.Tablebase
+	stacks []*stack.Stack
+	names  []string // each source's URL, for listings
+	host   *host.Host
+}
+
+// openTables opens every --tables location (or the built-in fixtures) as a
+// stack and a tablebase over them. A failure names the URL.
+func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
+	ts := &tableSet{}
+	ok := false
+	defer func() {
+		if !ok {
+			ts.Close()
+		}
+	}()
+	if len(host.Dirs(tf.pluginDir)) > 0 {
+		h, err := host.Load(ctx, tf.pluginDir, host.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("plugins: %w", err)
+		}
+		h.Register()
+		ts.host = h
+	}
+	opts := stack.Options{CacheBytes: int64(tf.cacheSize)}
+	if len(tf.tables) == 0 {
+		for _, dir := range []string{"chesstb", "chesstb/packs"} {
+			sub, err := fs.Sub(testdata.ChessTB, dir)
+			if err != nil {
+				return nil, err
+			}
+			name := "embedded:testdata/" + dir
+			ts.stacks = append(ts.stacks, stack.Wrap(&fsSource{fsys: sub, name: name}, false, opts))
+			ts.names = append(ts.names, name)
+		}
+	}
+	for _, u := range tf.tables {
+		s, err := stack.Open(ctx, u, opts)
+		if err != nil {
+			return nil, fmt.Errorf("tables %s: %w", u, err)
+		}
+		ts.stacks = append(ts.stacks, s)
+		ts.names = append(ts.names, u)
+	}
+	srcs := make([]source.Source, len(ts.stacks))
+	for i, s := range ts.stacks {
+		srcs[i] = s
+	}
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: int64(tf.cacheSize)}, srcs...)
+	if err != nil {
+		return nil, err
+	}
+	ts.tb = tb
+	ok = true
+	return ts, nil
+}
+
+// Stats sums the counters of every source.
+func (ts *tableSet) Stats() metrics.Stats {
+	var sum metrics.Stats
+	for _, s := range ts.stacks {
+		st := s.Stats()
+		sum.Opens += st.Opens
+		sum.Requests += st.Requests
+		sum.Bytes += st.Bytes
+		sum.Lists += st.Lists
+		sum.Errors += st.Errors
+		sum.Hits += st.Hits
+		sum.Misses += st.Misses
+		sum.Joins += st.Joins
+		sum.Evictions += st.Evictions
+		sum.Retries += st.Retries
+	}
+	return sum
+}
+
+// Close closes the tablebase, then its sources, then the plugins.
+func (ts *tableSet) Close() error {
+	var errs []error
+	if ts.tb != nil {
+		errs = append(errs, ts.tb.Close())
+	}
+	for _, s := range ts.stacks {
+		errs = append(errs, s.Close())
+	}
+	if ts.host != nil {
+		errs = append(errs, ts.host.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// byteSize is a flag holding a byte count written with an optional binary
+// suffix: 512, 64KiB, 64MiB, 2GiB (K, M, G and KB, MB, GB mean the same).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+// Set parses a size.
+func (b *byteSize) Set(s string) error {
+	num := strings.TrimSpace(s)
+	mult := int64(1)
+	upper := strings.ToUpper(num)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(upper, u.suffix) {
+			num, mult = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("bad size %q: want a positive number of bytes, optionally with KiB, MiB or GiB", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
