@@ -1,6 +1,8 @@
 // Package http serves the files of an HTTP(S) mirror as a source. It
 // registers itself for the "http" and "https" schemes; the URL is the base
-// under which object names are appended as path elements.
+// under which object names are appended as path elements. A query in the
+// base URL (an access token, say) is sent with every request and redacted
+// from errors.
 //
 // Each read is one ranged GET. The size of an object comes from HEAD, or, when
 // a server refuses HEAD, from the Content-Range of a "Range: bytes=0-0" GET. A
