@@ -8,6 +8,14 @@ import (
 	"github.com/tbfs/tbfs/chess"
 )
 
+// metricMask selects the distances probeImpl reads.
+type metricMask uint8
+
+const (
+	wantDTZ metricMask = 1 << iota
+	wantDTM
+)
+
 // nodeResult is probeImpl's answer for one node: the class, and each
 // distance with the class that signs it (the ep overlay may pick a distance
 // from a different line than the base class).
@@ -25,7 +33,7 @@ type nodeResult struct {
 
 // probeImpl answers every metric of n, the en-passant overlay included. The
 // class must be known; a distance that is not is reported in its err field.
-func (p *prober) probeImpl(n *node, depth int) (nodeResult, error) {
+func (p *prober) probeImpl(n *node, want metricMask, depth int) (nodeResult, error) {
 	var r nodeResult
 	w, err := p.wdlInternal(n, depth)
 	if err != nil {
@@ -38,15 +46,19 @@ func (p *prober) probeImpl(n *node, depth int) (nodeResult, error) {
 	if w == wDraw {
 		r.hasDTZ, r.hasDTM = true, true
 	} else {
-		if d, err := p.distance(KindDTZ, n, w, depth); err == nil {
-			r.dtz, r.hasDTZ = d, true
-		} else {
-			r.dtzErr = err
+		if want&wantDTZ != 0 {
+			if d, err := p.distance(KindDTZ, n, w, depth); err == nil {
+				r.dtz, r.hasDTZ = d, true
+			} else {
+				r.dtzErr = err
+			}
 		}
-		if d, err := p.distance(KindDTM, n, w, depth); err == nil {
-			r.dtm, r.hasDTM = d, true
-		} else {
-			r.dtmErr = err
+		if want&wantDTM != 0 {
+			if d, err := p.distance(KindDTM, n, w, depth); err == nil {
+				r.dtm, r.hasDTM = d, true
+			} else {
+				r.dtmErr = err
+			}
 		}
 	}
 	eps := epCaptures(&n.pos)
@@ -58,11 +70,11 @@ func (p *prober) probeImpl(n *node, depth int) (nodeResult, error) {
 	bestDTM := r.dtm
 	for _, m := range eps {
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		var cr nodeResult
 		if cn.mat.bareKings() {
 			cr = nodeResult{wdl: wDraw, hasDTZ: best.hasDTZ, hasDTM: best.hasDTM}
-		} else if cr, err = p.probeImpl(&cn, depth+1); err != nil {
+		} else if cr, err = p.probeImpl(&cn, want, depth+1); err != nil {
 			return nodeResult{}, err
 		}
 		my := cr.wdl.invert()
@@ -106,11 +118,11 @@ func signed(d uint16, w wdlv) int {
 
 // root validates pos and answers what the board alone settles: checkmate,
 // stalemate, bare kings. done is true when res is complete.
-func (tb *Tablebase) root(pos *chess.Position) (n node, res Result, done bool, err error) {
+func (tb *Tablebase) root(ctx context.Context, pos *chess.Position) (n node, res Result, done bool, err error) {
 	if pos.Castling() != 0 {
 		return n, res, false, fmt.Errorf("%w: castling rights %s (tables hold no castling)", ErrBadPosition, pos.Castling())
 	}
-	n = canonicalNode(pos)
+	n = tb.nodeOf(ctx, pos)
 	res.Material = n.mat.name()
 	switch {
 	case pos.IsCheckmate():
@@ -138,7 +150,7 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 		return Result{}, err
 	}
 	defer leave()
-	n, res, done, err := tb.root(pos)
+	n, res, done, err := tb.root(ctx, pos)
 	if err != nil || done {
 		return res, err
 	}
@@ -179,7 +191,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 		return 0, err
 	}
 	defer leave()
-	n, res, done, err := tb.root(pos)
+	n, res, done, err := tb.root(ctx, pos)
 	if err != nil || done {
 		return res.WDL, err
 	}
@@ -205,6 +217,48 @@ func (tb *Tablebase) DTM(ctx context.Context, pos *chess.Position) (int, error) 
 }
 
 func (tb *Tablebase) metric(ctx context.Context, pos *chess.Position, m Metric) (int, error) {
+	leave, err := tb.enter()
+	if err != nil {
+		return 0, err
+	}
+	n, _, done, err := tb.root(ctx, pos)
+	if err != nil || done {
+		leave()
+		return 0, err // a settled board has every distance 0
+	}
+	k, mask := KindDTZ, wantDTZ
+	if m == MetricDTM {
+		k, mask = KindDTM, wantDTM
+	}
+	// The material's own dtz/ or dtm/ table answers alone; without one the
+	// packs (DTC for DTZ, DTM50 for DTM) answer through the full probe.
+	if _, err := tb.table(ctx, k, n.mat); err != nil {
+		leave()
+		if !errors.Is(err, ErrNoTable) {
+			return 0, err
+		}
+		return tb.metricFromProbe(ctx, pos, m)
+	}
+	defer leave()
+	p := &prober{ctx: ctx, tb: tb}
+	r, err := p.probeImpl(&n, mask, 0)
+	if err != nil {
+		return 0, err
+	}
+	if m == MetricDTM {
+		if r.hasDTM {
+			return signed(r.dtm, r.dtmW), nil
+		}
+		return 0, r.dtmErr
+	}
+	if r.hasDTZ {
+		return signed(r.dtz, r.dtzW), nil
+	}
+	return 0, r.dtzErr
+}
+
+// metricFromProbe answers one distance from the full probe.
+func (tb *Tablebase) metricFromProbe(ctx context.Context, pos *chess.Position, m Metric) (int, error) {
 	res, err := tb.Probe(ctx, pos)
 	if err != nil {
 		return 0, err

@@ -198,7 +198,7 @@ func (p *prober) overlay(n *node, r fullResult, depth int) (fullResult, error) {
 	}
 	for _, m := range eps {
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		var cr fullResult
 		if cn.mat.bareKings() {
 			cr = fullResult{wdl: wDraw, hasDTZ: best.hasDTZ, hasDTM: best.hasDTM,

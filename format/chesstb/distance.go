@@ -105,7 +105,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		var cw wdlv
 		var myD uint16
 		switch {
@@ -190,7 +190,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 	for _, m := range p.legal(&n.pos, depth) {
 		anyLegal = true
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		var cw wdlv
 		var cd uint16
 		switch {
@@ -199,7 +199,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 		case cn.pos.EnPassant() != chess.NoSquare:
 			// The child's own cell knows nothing of the ep capture it
 			// offers, so it answers through the full probe with overlay.
-			cr, err := p.probeImpl(&cn, depth+1)
+			cr, err := p.probeImpl(&cn, wantDTM, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return 0, err

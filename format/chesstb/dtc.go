@@ -283,7 +283,7 @@ func (p *prober) deriveDTCWin(n *node, rule50, depth int) (dtcCell, error) {
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		if cn.mat.bareKings() {
 			continue
 		}
@@ -350,7 +350,7 @@ func (p *prober) epConversionWins(cn *node, depth int) (wins, ok bool, err error
 	unknown := false
 	for _, m := range epCaptures(&cn.pos) {
 		child := cn.pos.Play(m)
-		gc := canonicalNode(&child)
+		gc := p.nodeOf(&child)
 		gw := wDraw
 		if !gc.mat.bareKings() {
 			gw, err = p.wdlImpl(&gc, depth+1)
@@ -391,7 +391,7 @@ func (p *prober) deriveDTCLoss(n *node, rule50, depth int) (dtcCell, error) {
 		anyLegal = true
 		conversion := isConversion(&n.pos, m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		if conversion || cn.mat.bareKings() {
 			raiseAll(1)
 			unb.zeroing()
@@ -455,7 +455,7 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		if cn.mat.bareKings() {
 			if winning {
 				continue // a draw no cursed win would take

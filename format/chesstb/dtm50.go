@@ -184,7 +184,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		childClock := rule50 + 1
 		if zeroing {
 			childClock = 0
@@ -328,7 +328,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		var cw wdlv
 		var cd uint16
 		switch {

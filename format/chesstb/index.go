@@ -221,6 +221,8 @@ type indexConfig struct {
 	perBlack   uint64
 	pawnSlices uint64
 	pawnStride uint64
+	// pairs ranks the pawn cells of an opposing-pair material (pair.go).
+	pairs *pairSlices
 	positions  uint64
 }
 
@@ -260,6 +262,13 @@ func newIndexConfig(m material) (*indexConfig, error) {
 	}
 	cfg.perBlack = binomial[48-cfg.nb][cfg.nw]
 	cfg.pawnSlices = binomial[48][cfg.nb] * cfg.perBlack
+	if m.pair {
+		ps, err := pairSlicesFor(cfg.nw, cfg.nb)
+		if err != nil {
+			return nil, fmt.Errorf("material %s: %v", m.name(), err)
+		}
+		cfg.pairs, cfg.pawnSlices = ps, ps.survived
+	}
 	hi, stride := bits.Mul64(uint64(cfg.kings.n), cfg.withinSize)
 	if hi != 0 {
 		return nil, fmt.Errorf("material %s: index too large", m.name())
@@ -336,7 +345,11 @@ func (cfg *indexConfig) index(ps *pieceSet, l *layout) (uint64, error) {
 	}
 	for c := range 2 {
 		for pt := chess.Pawn; pt <= chess.Queen; pt++ {
-			if popcount(ps.bb[c][pt]) != int(cfg.mat.n[c][pt]) {
+			want := int(cfg.mat.n[c][pt])
+			if pt == chess.Pawn && cfg.mat.pair {
+				want++ // the pair's pawn
+			}
+			if popcount(ps.bb[c][pt]) != want {
 				return 0, fmt.Errorf("%w: pieces do not match material %s", errOutsideDomain, cfg.mat.name())
 			}
 		}
@@ -367,7 +380,14 @@ func (cfg *indexConfig) index(ps *pieceSet, l *layout) (uint64, error) {
 		}
 	}
 	var pawnSlice uint64
-	if cfg.nw+cfg.nb > 0 {
+	switch {
+	case cfg.pairs != nil:
+		var err error
+		wp, bp := t.applyBB(ps.bb[0][chess.Pawn]), t.applyBB(ps.bb[1][chess.Pawn])
+		if pawnSlice, err = cfg.pairs.slice(wp, bp); err != nil {
+			return 0, err
+		}
+	case cfg.nw+cfg.nb > 0:
 		wp, bp := t.applyBB(ps.bb[0][chess.Pawn]), t.applyBB(ps.bb[1][chess.Pawn])
 		pawnSlice = colexRank(bp, 8)*cfg.perBlack + reducedRank(wp, bp)
 	}

@@ -11,6 +11,9 @@ import (
 // chess.King index the inner array). It is a small value used as a map key.
 type material struct {
 	n [2][7]uint8
+	// pair marks an opposing-pair ('p') material: n counts the pieces
+	// besides the pair's two pawns (pair.go).
+	pair bool
 }
 
 // pieceLetters lists the piece types in the order chesstb spells a side:
@@ -80,6 +83,9 @@ func (m material) name() string {
 				b.WriteByte(pl.letter)
 			}
 		}
+		if m.pair {
+			b.WriteByte('p') // each side shows the pair's pawn
+		}
 	}
 	return b.String()
 }
@@ -92,16 +98,19 @@ func (m material) men() int {
 			t += int(m.n[c][pt])
 		}
 	}
+	if m.pair {
+		t += 2
+	}
 	return t
 }
 
 // flipped swaps the colours.
 func (m material) flipped() material {
-	return material{n: [2][7]uint8{m.n[1], m.n[0]}}
+	return material{n: [2][7]uint8{m.n[1], m.n[0]}, pair: m.pair}
 }
 
 // hasPawns reports whether either side has a pawn.
-func (m material) hasPawns() bool { return m.n[0][chess.Pawn]+m.n[1][chess.Pawn] > 0 }
+func (m material) hasPawns() bool { return m.pair || m.n[0][chess.Pawn]+m.n[1][chess.Pawn] > 0 }
 
 // bareKings reports whether only the two kings are left.
 func (m material) bareKings() bool { return m.men() <= 2 }

@@ -314,7 +314,7 @@ func (p *prober) wdlImpl(n *node, depth int) (wdlv, error) {
 	for _, m := range epCaptures(&n.pos) {
 		child := n.pos.Play(m)
 		var cw wdlv
-		if cn := canonicalNode(&child); cn.mat.bareKings() {
+		if cn := p.nodeOf(&child); cn.mat.bareKings() {
 			cw = wDraw
 		} else {
 			cw, err = p.wdlInternal(&cn, depth+1)
@@ -347,7 +347,7 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		var mw wdlv
 		switch {
 		case cn.mat.bareKings():

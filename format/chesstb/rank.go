@@ -96,7 +96,7 @@ func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts Ra
 	if opts.Ranker > RankDTM {
 		return nil, fmt.Errorf("chesstb: unknown ranker %d", opts.Ranker)
 	}
-	if _, _, _, err := tb.root(pos); err != nil {
+	if _, _, _, err := tb.root(ctx, pos); err != nil {
 		return nil, err
 	}
 	clock := pos.HalfmoveClock()
@@ -138,7 +138,7 @@ func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess
 	}
 	defer leave()
 	p := &prober{ctx: ctx, tb: tb}
-	cn := canonicalNode(child)
+	cn := p.nodeOf(child)
 	zeroing := root.IsZeroing(m)
 	if opts.Ranker == RankWDL {
 		cw := wDraw

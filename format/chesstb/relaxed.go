@@ -17,7 +17,7 @@ func (p *prober) relaxBound(n *node, depth int) (wdlv, error) {
 			continue
 		}
 		child := n.pos.Play(m)
-		cn := canonicalNode(&child)
+		cn := p.nodeOf(&child)
 		cw := wDraw
 		if !cn.mat.bareKings() {
 			var err error
