@@ -386,25 +386,10 @@ func (o *remoteObject) ReadRanges(ctx context.Context, rs []Range, hint source.H
 				continue
 			}
 			ch := resp.GetChunks()[k]
-			data := ch.GetData()
-			cerr := plugins.FromError(ch.GetError())
-			switch {
-			case len(data) > pc.want:
-				fail(pc.r, source.Permanent(fmt.Errorf("plugin returned %d bytes for a read of %d at offset %d", len(data), pc.want, pc.off)))
-				continue
-			case cerr == nil && len(data) != pc.want:
-				fail(pc.r, source.Permanent(fmt.Errorf("plugin returned %d bytes for a read of %d at offset %d without an error", len(data), pc.want, pc.off)))
-				continue
-			case cerr == io.EOF && len(data) < pc.want:
-				// Every wire range lies inside the size the plugin
-				// reported, so an early end means the object changed or
-				// the plugin is wrong.
-				fail(pc.r, source.Permanent(fmt.Errorf("plugin reported the end of the object at %d, inside its size %d", pc.off+int64(len(data)), size)))
-				continue
-			}
-			copy(r.Buf[pc.at:], data)
-			r.N += len(data)
-			if cerr != nil && cerr != io.EOF {
+			n, cerr := checkChunk(pc.want, pc.off, size, ch.GetData(), plugins.FromError(ch.GetError()))
+			copy(r.Buf[pc.at:pc.at+n], ch.GetData())
+			r.N += n
+			if cerr != nil {
 				fail(pc.r, cerr)
 			}
 		}
@@ -416,6 +401,29 @@ func (o *remoteObject) ReadRanges(ctx context.Context, rs []Range, hint source.H
 		}
 	}
 	return nil
+}
+
+// checkChunk judges a plugin's answer to one wire range: want bytes at off,
+// a range that lies wholly inside the object's size. It returns how many of
+// data the caller may take and the range's error. A plugin may answer with
+// exactly want bytes, or with fewer and an error of its own; any other
+// answer breaks the protocol and is refused whole as ErrPermanent, so a
+// plugin can never deliver more bytes than asked, nor a short range
+// without saying why.
+func checkChunk(want int, off, size int64, data []byte, perr error) (int, error) {
+	switch {
+	case len(data) > want:
+		return 0, source.Permanent(fmt.Errorf("plugin returned %d bytes for a read of %d at offset %d", len(data), want, off))
+	case perr == nil && len(data) != want:
+		return 0, source.Permanent(fmt.Errorf("plugin returned %d bytes for a read of %d at offset %d without an error", len(data), want, off))
+	case perr == io.EOF && len(data) < want:
+		// Every wire range lies inside the size the plugin reported, so
+		// an early end means the object changed or the plugin is wrong.
+		return 0, source.Permanent(fmt.Errorf("plugin reported the end of the object at %d, inside its size %d", off+int64(len(data)), size))
+	case perr == io.EOF:
+		return want, nil
+	}
+	return len(data), perr
 }
 
 // Close closes the object in the plugin, if its process still runs.
