@@ -222,8 +222,8 @@ type indexConfig struct {
 	pawnSlices uint64
 	pawnStride uint64
 	// pairs ranks the pawn cells of an opposing-pair material (pair.go).
-	pairs *pairSlices
-	positions  uint64
+	pairs     *pairSlices
+	positions uint64
 }
 
 // maxIndexPositions is the generator's ceiling on a table's cell count.
