@@ -136,6 +136,9 @@ func (tb *Tablebase) root(ctx context.Context, pos *chess.Position) (n node, res
 	}
 	res.HasWDL, res.HasDTZ, res.HasDTM = true, true, true
 	res.HasDTM50, res.HasDTC = true, true
+	if res.Checkmate {
+		res.DTM50Class, res.DTCClass = Loss, Loss
+	}
 	return n, res, true, nil
 }
 
@@ -172,11 +175,13 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 	}
 	if r.hasDTM50 {
 		res.DTM50, res.HasDTM50 = r.publicDTM50(), true
+		res.DTM50Class = Category(r.dtm50W.category())
 	} else {
 		res.unavailable(MetricDTM50, r.dtm50Err)
 	}
 	if r.hasDTC {
 		res.DTC, res.HasDTC = r.publicDTC(), true
+		res.DTCClass = Category(r.dtcW.category())
 	} else {
 		res.unavailable(MetricDTC, r.dtcErr)
 	}

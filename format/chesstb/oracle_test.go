@@ -227,12 +227,13 @@ func TestSharedOracle(t *testing.T) {
 						sel = append(sel, r)
 					}
 				}
-				if testing.Short() && len(sel) > 300 {
+				if (testing.Short() || raceEnabled) && len(sel) > 300 {
 					sel = sample(sel, 300)
 				}
 				dir := filepath.Join(base, form)
 				tb := openDirs(t, Options{}, dir)
 				n, pack := checkRows(t, tb, dir, sel)
+				checkSingleMetrics(t, openDirs(t, Options{}, dir), sample(sel, 400))
 				t.Logf("%d rows compared, %d DTZ values left to the DTC pack", n, pack)
 			})
 		}
@@ -261,10 +262,38 @@ func TestFixtureOracle(t *testing.T) {
 			}
 			tb := openDirs(t, Options{}, dir)
 			n, pack := checkRows(t, tb, dir, rows)
+			checkSingleMetrics(t, openDirs(t, Options{}, dir), rows)
 			if pack != 0 {
 				t.Errorf("%d DTZ values missing from the fixture set", pack)
 			}
 			t.Logf("%d rows compared", n)
 		})
+	}
+}
+
+// checkSingleMetrics checks that WDL, DTZ and DTM asked one at a time agree
+// with the reference too: they take their own, cheaper paths.
+func checkSingleMetrics(t *testing.T, tb *Tablebase, rows []oracleRow) {
+	t.Helper()
+	ctx := context.Background()
+	bad := 0
+	for _, r := range rows {
+		pos := r.position(t)
+		wdl, dtz, dtzOK, dtm, dtmOK := r.expected(t)
+		if w, err := tb.WDL(ctx, &pos); err != nil || w != wdl {
+			bad++
+			t.Errorf("line %d %s %s: WDL %d %v, want %d", r.line, r.fen, r.move, w, err, wdl)
+		}
+		if d, err := tb.DTZ(ctx, &pos); dtzOK && (err != nil || d != dtz) {
+			bad++
+			t.Errorf("line %d %s %s: DTZ %d %v, want %d", r.line, r.fen, r.move, d, err, dtz)
+		}
+		if d, err := tb.DTM(ctx, &pos); dtmOK && (err != nil || d != dtm) {
+			bad++
+			t.Errorf("line %d %s %s: DTM %d %v, want %d", r.line, r.fen, r.move, d, err, dtm)
+		}
+		if bad > 20 {
+			t.Fatal("too many mismatches")
+		}
 	}
 }
