@@ -98,7 +98,7 @@ func Open(ctx context.Context, u *url.URL) (source.Source, error) {
 		s.user = u.User.Username()
 		s.pass, _ = u.User.Password()
 	}
-	c, err := s.get(ctx)
+	c, err := s.get(ctx, true)
 	if err != nil {
 		return fail(err)
 	}
@@ -113,8 +113,9 @@ type conn struct {
 	used bool     // came from the idle pool
 }
 
-// get takes an idle connection or dials a new one, waiting for a free slot.
-func (s *Source) get(ctx context.Context) (*conn, error) {
+// get takes an idle connection (unless fresh is set) or dials a new one,
+// waiting for a free slot.
+func (s *Source) get(ctx context.Context, fresh bool) (*conn, error) {
 	select {
 	case s.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -127,7 +128,7 @@ func (s *Source) get(ctx context.Context) (*conn, error) {
 		return nil, source.ErrClosed
 	}
 	s.wg.Add(1)
-	if n := len(s.idle); n > 0 {
+	if n := len(s.idle); n > 0 && !fresh {
 		c := s.idle[n-1]
 		s.idle = s.idle[:n-1]
 		s.mu.Unlock()
@@ -207,10 +208,12 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 
 // do runs op on a pooled connection under the operation deadline and ctx.
 // An operation that failed on a reused idle connection because that
-// connection had gone stale is tried once more on a fresh one.
+// connection had gone stale is tried once more on a fresh one; the other
+// idle connections are dropped too, since a server that closes idle
+// clients has usually closed them all.
 func (s *Source) do(ctx context.Context, op func(c *conn) error) error {
 	for attempt := 0; ; attempt++ {
-		c, err := s.get(ctx)
+		c, err := s.get(ctx, attempt > 0)
 		if err != nil {
 			return err
 		}
@@ -225,9 +228,21 @@ func (s *Source) do(ctx context.Context, op func(c *conn) error) error {
 		stale := c.used && isConnFailure(err)
 		s.put(c, err)
 		if stale && attempt == 0 {
+			s.dropIdle()
 			continue
 		}
 		return err
+	}
+}
+
+// dropIdle closes every idle connection.
+func (s *Source) dropIdle() {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	for _, c := range idle {
+		c.quit()
 	}
 }
 

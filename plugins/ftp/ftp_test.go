@@ -1,10 +1,14 @@
 package ftp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tbfs/tbfs/plugins/ftp"
@@ -81,5 +85,78 @@ func TestConnectionRefused(t *testing.T) {
 	}
 	if !errors.Is(err, source.ErrTransient) {
 		t.Errorf("Open of a closed port: err = %v, want ErrTransient", err)
+	}
+}
+
+// TestConnectionReuse: sequential operations share one control connection,
+// concurrent ones use at most DefaultMaxConns, and a connection the server
+// dropped while idle is replaced without the caller seeing an error. The
+// arbiter is the server's own count of accepted control connections.
+func TestConnectionReuse(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte(strings.Repeat("0123456789", 5000))
+	if err := os.WriteFile(filepath.Join(dir, "f"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := ftptest.Start(t, dir)
+	src, err := openURL(t, ftptest.URL(srv.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ctx := context.Background()
+	read := func(obj source.Object, off int64) error {
+		buf := make([]byte, 100)
+		n, err := obj.ReadAt(ctx, buf, off, source.HintData)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(buf[:n], data[off:off+100]) {
+			return errors.New("wrong bytes")
+		}
+		return nil
+	}
+	for i := range 20 {
+		obj, err := src.Open(ctx, "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := read(obj, int64(i*1000)); err != nil {
+			t.Fatal(err)
+		}
+		obj.Close()
+	}
+	if n := srv.Conns(); n != 1 {
+		t.Errorf("20 sequential open+read used %d control connections, want 1", n)
+	}
+
+	obj, err := src.Open(ctx, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for i := range 32 {
+		wg.Go(func() { errs <- read(obj, int64(i*500)) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := srv.Conns(); n > 1+ftp.DefaultMaxConns {
+		t.Errorf("32 concurrent reads opened %d control connections, want at most %d", n, 1+ftp.DefaultMaxConns)
+	}
+
+	before := srv.Conns()
+	srv.DropConns()
+	if err := read(obj, 0); err != nil {
+		t.Errorf("read after the server dropped idle connections: %v", err)
+	}
+	if n := srv.Conns(); n <= before {
+		t.Errorf("no new connection after the drop (%d before, %d after)", before, n)
 	}
 }

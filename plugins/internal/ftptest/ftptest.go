@@ -22,6 +22,30 @@ const (
 // its address, host:port.
 func Serve(t testing.TB, dir string) string {
 	t.Helper()
+	return Start(t, dir).Addr
+}
+
+// Server is a running test FTP server.
+type Server struct {
+	// Addr is its host:port.
+	Addr string
+	tl   *trackingListener
+}
+
+// Conns counts the control connections the server has accepted.
+func (s *Server) Conns() int {
+	s.tl.mu.Lock()
+	defer s.tl.mu.Unlock()
+	return len(s.tl.conns)
+}
+
+// DropConns closes every control connection from the server's side, as a
+// server does with idle clients, and keeps listening.
+func (s *Server) DropConns() { s.tl.closeAll() }
+
+// Start is Serve returning the Server.
+func Start(t testing.TB, dir string) *Server {
+	t.Helper()
 	drv, err := file.NewDriver(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +80,7 @@ func Serve(t testing.TB, dir string) string {
 		<-done
 		tl.closeAll()
 	})
-	return ln.Addr().String()
+	return &Server{Addr: ln.Addr().String(), tl: tl}
 }
 
 // URL returns the ftp:// URL, with the test login, for dir served at addr.
