@@ -24,6 +24,19 @@ type packExpect struct {
 	dtm50          int
 	dtm50OK        bool
 	dtcRaw, d50Raw string
+	// The verdicts the dtc and dtm50 fields print (WIN, DRAW, LOSE).
+	dtcClass, d50Class Category
+}
+
+// classOf reads the CLASS part of a "CLASS/..." field.
+func classOf(s string) Category {
+	switch {
+	case strings.HasPrefix(s, "WIN/"):
+		return Win
+	case strings.HasPrefix(s, "LOSE/"):
+		return Loss
+	}
+	return Draw
 }
 
 // parseClassValue reads probe_fen's "CLASS/value" and "CLASS/order/value"
@@ -74,6 +87,7 @@ func (r oracleRow) expectAll(t testing.TB) packExpect {
 		e.dtm50, e.dtm50OK = v[0], true
 	}
 	e.dtcRaw, e.d50Raw = r.dtc, r.dtm50
+	e.dtcClass, e.d50Class = classOf(r.dtc), classOf(r.dtm50)
 	return e
 }
 
@@ -98,6 +112,12 @@ func compareAll(e packExpect, res *Result) []string {
 	check("dtm50", e.dtm50OK, e.dtm50, res.HasDTM50, res.DTM50, res.Unavailable[MetricDTM50])
 	check("dtc.plies", e.dtcOK, e.dtc.Plies, res.HasDTC, res.DTC.Plies, res.Unavailable[MetricDTC])
 	check("dtc.pushes", e.dtcOK, e.dtc.Pushes, res.HasDTC, res.DTC.Pushes, res.Unavailable[MetricDTC])
+	if e.dtcOK && res.HasDTC && res.DTCClass != e.dtcClass {
+		d = append(d, fmt.Sprintf("dtc class %v want %v", res.DTCClass, e.dtcClass))
+	}
+	if e.dtm50OK && res.HasDTM50 && res.DTM50Class != e.d50Class {
+		d = append(d, fmt.Sprintf("dtm50 class %v want %v", res.DTM50Class, e.d50Class))
+	}
 	return d
 }
 

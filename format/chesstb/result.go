@@ -94,6 +94,10 @@ type Result struct {
 	// push budget fits the clock.
 	DTC    DTC
 	HasDTC bool
+	// DTM50Class and DTCClass are the verdicts those two metrics give at
+	// the clock: Win, Loss or Draw (a side already checkmated is a Loss at
+	// distance 0).
+	DTM50Class, DTCClass Category
 
 	// Unavailable says why a metric is missing: ErrNoTable when no source
 	// holds its table, ErrUnsupported for a table form not decoded yet,
