@@ -35,10 +35,12 @@ const (
 	// DefaultTimeout bounds one FTP operation: a dial with its login, a
 	// SIZE, or one ranged read.
 	DefaultTimeout = 30 * time.Second
-	// DefaultMaxConns bounds the control connections open at once.
-	DefaultMaxConns = 8
-	// maxIdle is how many idle connections are kept for reuse.
-	maxIdle = 4
+	// DefaultMaxConns bounds the control connections open at once. Public
+	// mirrors often refuse more than a few connections per client.
+	DefaultMaxConns = 4
+	// maxIdle is how many idle connections are kept for reuse: all of
+	// them, so a steady load never redials.
+	maxIdle = DefaultMaxConns
 )
 
 // Source serves the files of one directory of an FTP server.
