@@ -1,0 +1,85 @@
+package geister
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+
+	model "github.com/tbfs/tbfs/format/geister"
+)
+
+// ErrInconsistent is matched by errors from Check about an entry that
+// breaks the consistency rule.
+var ErrInconsistent = errors.New("geister: table entry breaks the consistency rule")
+
+// Check tests every entry of m's table in tabs against the rules of
+// FORMAT.md §2: a terminal position holds what the rules say, any other
+// holds what Backup makes of its children's values (read from tabs: the
+// twin material and every material a capture leads to must be held). An
+// observation that is its own mirror image must hold the same value for a
+// colouring and its mirror image, which the obsblk layout stores apart.
+// It returns the first failures found, joined, or nil.
+func Check(ctx context.Context, tabs *Tables, m model.Material, workers int) error {
+	vals, ok := tabs.Get(m)
+	if !ok {
+		return fmt.Errorf("%w: %v", ErrMissingTable, m)
+	}
+	twin, ok := tabs.Get(m.Swap())
+	if !ok {
+		return fmt.Errorf("%w: %v", ErrMissingTable, m.Swap())
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	s := &solver{tabs: tabs, workers: workers}
+	return s.parallel(ctx, uint64(len(vals)), func(_ int, lo, hi uint64) error {
+		var mv [32]model.Move
+		var ts [32]uint8
+		for i := lo; i < hi; i++ {
+			p, err := model.Unrank(m, i)
+			if err != nil {
+				return err
+			}
+			v := vals[i]
+			if symmetricObservation(p) {
+				if q := p.Mirror(); q != p {
+					_, j, err := model.Rank(q)
+					if err != nil {
+						return err
+					}
+					if vals[j] != v {
+						return fmt.Errorf("%w: %v entries %d and %d are mirror images but hold %d and %d", ErrInconsistent, m, i, j, v, vals[j])
+					}
+				}
+			}
+			if tv, ok := p.Terminal(); ok {
+				if v != tv {
+					return fmt.Errorf("%w: %v entry %d (%v) holds %d, the rules say %d", ErrInconsistent, m, i, p, v, tv)
+				}
+				continue
+			}
+			moves := p.Moves(mv[:0])
+			lastBlue := false
+			for j, mo := range moves {
+				c := p.Play(mo)
+				lastBlue = lastBlue || p.CapturesLastBlue(mo)
+				if mo.Capture != model.Empty {
+					if ts[j], err = s.captureValue(c); err != nil {
+						return err
+					}
+					continue
+				}
+				_, idx, err := model.Rank(c)
+				if err != nil {
+					return err
+				}
+				ts[j] = twin[idx]
+			}
+			if want := model.Backup(ts[:len(moves)], lastBlue); want != v {
+				return fmt.Errorf("%w: %v entry %d (%v) holds %d, its children give %d", ErrInconsistent, m, i, p, v, want)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,535 @@
+package geister
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	model "github.com/tbfs/tbfs/format/geister"
+)
+
+// Tables holds finished tables in memory, one byte per entry in obsblk
+// order, by material. The zero value is empty and ready to use.
+type Tables struct {
+	t [model.NumMaterials][]byte
+}
+
+// Get returns the values of m, or false when they are not held.
+func (ts *Tables) Get(m model.Material) ([]byte, bool) {
+	if !m.Valid() {
+		return nil, false
+	}
+	v := ts.t[m.ID()]
+	return v, v != nil
+}
+
+// Set stores the values of m. It fails when their length is not the
+// material's entry count, since every lookup trusts that length.
+func (ts *Tables) Set(m model.Material, values []byte) error {
+	if !m.Valid() {
+		return fmt.Errorf("%w: %v", model.ErrNoMaterial, m)
+	}
+	if uint64(len(values)) != m.Entries() {
+		return fmt.Errorf("geister: %v has %d entries, got %d values", m, m.Entries(), len(values))
+	}
+	ts.t[m.ID()] = values
+	return nil
+}
+
+// Drop forgets the values of m so that their memory can be reused.
+func (ts *Tables) Drop(m model.Material) {
+	if m.Valid() {
+		ts.t[m.ID()] = nil
+	}
+}
+
+// ErrMissingTable is matched by errors about a material a solve needs (one
+// reached by a capture) whose table is not held.
+var ErrMissingTable = errors.New("geister: table needed by the build is missing")
+
+// Dependencies returns the materials that captures lead to from m and from
+// its colour-swapped twin, which must be solved before the pair: the side to
+// move takes an opponent blue or red, and the child is seen from the other
+// side. Materials left without a blue or a red are decided by the rules and
+// are not listed.
+func Dependencies(m model.Material) []model.Material {
+	var out []model.Material
+	add := func(d model.Material) {
+		if !d.Valid() {
+			return
+		}
+		for _, o := range out {
+			if o == d {
+				return
+			}
+		}
+		out = append(out, d)
+	}
+	for _, x := range []model.Material{m, m.Swap()} {
+		add(model.Material{PB: x.OB - 1, PR: x.OR, OB: x.PB, OR: x.PR})
+		add(model.Material{PB: x.OB, PR: x.OR - 1, OB: x.PB, OR: x.PR})
+	}
+	return out
+}
+
+// Progress reports how far a solve has come.
+type Progress struct {
+	// Materials are the one or two materials being solved.
+	Materials []model.Material
+	// Phase is "init" (every entry scanned once), "layer" (distances
+	// assigned in increasing order) or "done".
+	Phase string
+	// Layer is the distance being assigned in the "layer" phase.
+	Layer int
+	// Done counts the entries scanned (init) or decided (layer, done);
+	// Total is the number of entries of the materials.
+	Done, Total uint64
+	// Elapsed is the time since the solve began.
+	Elapsed time.Duration
+}
+
+// Options tune a solve. The zero value uses every CPU and reports nothing.
+type Options struct {
+	// Workers is the number of goroutines; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called from one goroutine at a time after
+	// each phase and layer.
+	Progress func(Progress)
+}
+
+// chunk is the number of entries a worker takes at a time. It is a
+// multiple of 64 so that no two workers share a word of a bitmap.
+const chunk = 1 << 14
+
+// solver holds the working state of one pair of materials.
+type solver struct {
+	mats [2]model.Material
+	n    int // 1 when the material is its own twin, else 2
+	val  [2][]byte
+	// capWin holds, for an undecided entry with a capture into a lost
+	// position, one more than the shortest such loss: the distance at which
+	// the entry is a win unless a quicker win turns up first. 0 otherwise.
+	capWin  [2][]byte
+	cand    [2][]uint64 // entries to look at in the next layer
+	tabs    *Tables
+	workers int
+	start   time.Time
+	report  func(Progress)
+	decided atomic.Uint64
+}
+
+// Solve computes the tables of m and of its colour-swapped twin and stores
+// both in tabs, which must already hold every table of Dependencies(m). The
+// values are final when Solve returns nil; on cancellation tabs is left
+// unchanged and ctx's error is returned.
+func Solve(ctx context.Context, tabs *Tables, m model.Material, opts Options) error {
+	if !m.Valid() {
+		return fmt.Errorf("%w: %v", model.ErrNoMaterial, m)
+	}
+	for _, d := range Dependencies(m) {
+		if _, ok := tabs.Get(d); !ok {
+			return fmt.Errorf("%w: %v (captured into from %v)", ErrMissingTable, d, m)
+		}
+	}
+	s := &solver{tabs: tabs, workers: opts.Workers, start: time.Now(), report: opts.Progress}
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	s.mats[0], s.n = m, 1
+	if sw := m.Swap(); sw != m {
+		s.mats[1], s.n = sw, 2
+	}
+	for k := 0; k < s.n; k++ {
+		e := s.mats[k].Entries()
+		s.val[k] = make([]byte, e)
+		s.capWin[k] = make([]byte, e)
+		s.cand[k] = make([]uint64, (e+63)/64)
+	}
+	if err := s.run(ctx); err != nil {
+		return err
+	}
+	for k := 0; k < s.n; k++ {
+		if err := tabs.Set(s.mats[k], s.val[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// total is the number of entries being solved.
+func (s *solver) total() uint64 {
+	var t uint64
+	for k := 0; k < s.n; k++ {
+		t += uint64(len(s.val[k]))
+	}
+	return t
+}
+
+func (s *solver) progress(phase string, layer int, done uint64) {
+	if s.report == nil {
+		return
+	}
+	s.report(Progress{Materials: s.mats[:s.n], Phase: phase, Layer: layer, Done: done, Total: s.total(), Elapsed: time.Since(s.start)})
+}
+
+// slot returns the index into val of material m, or -1 when m is not one of
+// the pair.
+func (s *solver) slot(m model.Material) int {
+	if m == s.mats[0] {
+		return 0
+	}
+	if s.n == 2 && m == s.mats[1] {
+		return 1
+	}
+	return -1
+}
+
+// other returns the slot of the twin of slot k, where moves without a
+// capture lead.
+func (s *solver) other(k int) int {
+	if s.n == 1 {
+		return 0
+	}
+	return 1 - k
+}
+
+// parallel runs fn over [0, n) in chunks on the solver's workers and
+// returns the first error; it stops handing out chunks once ctx is done.
+func (s *solver) parallel(ctx context.Context, n uint64, fn func(w int, lo, hi uint64) error) error {
+	var next atomic.Uint64
+	var wg sync.WaitGroup
+	errs := make([]error, s.workers)
+	for w := 0; w < s.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if err := ctx.Err(); err != nil {
+					errs[w] = err
+					return
+				}
+				lo := next.Add(chunk) - chunk
+				if lo >= n {
+					return
+				}
+				if err := fn(w, lo, min(lo+chunk, n)); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// captureValue returns the value of c, the position after a capture, from
+// c's side to move: by the rules when a side has run out of a colour, else
+// from the finished table of c's material.
+func (s *solver) captureValue(c model.Position) (uint8, error) {
+	m := c.Material()
+	if !m.Valid() {
+		v, ok := c.Terminal()
+		if !ok {
+			return 0, fmt.Errorf("geister: position %v of material %v is neither in a table nor decided", c, m)
+		}
+		return v, nil
+	}
+	t, ok := s.tabs.Get(m)
+	if !ok {
+		return 0, fmt.Errorf("%w: %v", ErrMissingTable, m)
+	}
+	_, idx, err := model.Rank(c)
+	if err != nil {
+		return 0, err
+	}
+	return t[idx], nil
+}
+
+// maxTracker keeps the largest value seen by several workers.
+type maxTracker struct {
+	mu sync.Mutex
+	v  int
+}
+
+func (t *maxTracker) see(v int) {
+	t.mu.Lock()
+	t.v = max(t.v, v)
+	t.mu.Unlock()
+}
+
+func (t *maxTracker) get() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.v
+}
+
+func (s *solver) run(ctx context.Context) error {
+	var assigned, pending maxTracker
+	// Init: decide what the rules and the captures alone decide.
+	var scanned atomic.Uint64
+	for k := 0; k < s.n; k++ {
+		m := s.mats[k]
+		val, capWin := s.val[k], s.capWin[k]
+		err := s.parallel(ctx, uint64(len(val)), func(_ int, lo, hi uint64) error {
+			var mv [32]model.Move
+			var caps [32]uint8
+			hiVal, hiCap := 0, 0
+			decided := uint64(0)
+			for i := lo; i < hi; i++ {
+				p, err := model.Unrank(m, i)
+				if err != nil {
+					return err
+				}
+				if tv, ok := p.Terminal(); ok {
+					val[i] = tv
+					hiVal = max(hiVal, int(tv))
+					decided++
+					continue
+				}
+				moves := p.Moves(mv[:0])
+				same, nc, minLoss, lastBlue := 0, 0, 0, false
+				for _, mo := range moves {
+					if mo.Capture == model.Empty {
+						same++
+						continue
+					}
+					if p.CapturesLastBlue(mo) {
+						lastBlue = true
+						break
+					}
+					t, err := s.captureValue(p.Play(mo))
+					if err != nil {
+						return err
+					}
+					caps[nc] = t
+					nc++
+					if t != 0 && t%2 == 0 && (minLoss == 0 || int(t) < minLoss) {
+						minLoss = int(t)
+					}
+				}
+				switch {
+				case lastBlue:
+					val[i] = 1
+				case same == 0:
+					val[i] = model.Backup(caps[:nc], false)
+				case minLoss > 0 && minLoss+1 <= model.Horizon:
+					capWin[i] = uint8(minLoss + 1)
+					hiCap = max(hiCap, minLoss+1)
+				}
+				if val[i] != 0 {
+					hiVal = max(hiVal, int(val[i]))
+					decided++
+				}
+			}
+			assigned.see(hiVal)
+			pending.see(hiCap)
+			s.decided.Add(decided)
+			scanned.Add(hi - lo)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		s.progress("init", 0, scanned.Load())
+	}
+
+	// Layers: every entry of value d is decided in layer d, from the
+	// entries of value d-1 (their parents) and from capWin.
+	assignments := make([][]assignment, s.workers)
+	for d := 2; d <= model.Horizon; d++ {
+		if d-1 > assigned.get() && d > pending.get() {
+			break
+		}
+		// Phase 1: mark the parents of the entries of value d-1.
+		for k := 0; k < s.n; k++ {
+			err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
+				return s.expand(k, lo, hi, uint8(d-1))
+			})
+			if err != nil {
+				return err
+			}
+		}
+		// Phase 2: decide the marked entries.
+		before := s.decided.Load()
+		for k := 0; k < s.n; k++ {
+			err := s.parallel(ctx, uint64(len(s.val[k])), func(w int, lo, hi uint64) error {
+				a, err := s.decide(k, lo, hi, d, assignments[w])
+				assignments[w] = a
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		// Losses were found by reading other entries, so they are written
+		// only now that no worker reads.
+		for w, as := range assignments {
+			for _, a := range as {
+				s.val[a.slot][a.idx] = a.v
+				assigned.see(int(a.v))
+			}
+			s.decided.Add(uint64(len(as)))
+			assignments[w] = as[:0]
+		}
+		if d%2 == 1 && s.decided.Load() > before {
+			assigned.see(d)
+		}
+		s.progress("layer", d, s.decided.Load())
+	}
+	s.progress("done", 0, s.decided.Load())
+	return nil
+}
+
+// assignment is a value found in a layer, written after the layer's reads.
+type assignment struct {
+	slot int
+	idx  uint64
+	v    uint8
+}
+
+// expand marks the undecided parents of the entries of slot k in [lo, hi)
+// whose value is v. A parent is marked in the orientation the index stores
+// (RankOriented not mirrored), so that it is exactly an entry whose own
+// move list, computed from Unrank, reaches the child.
+func (s *solver) expand(k int, lo, hi uint64, v uint8) error {
+	val := s.val[k]
+	pk := s.other(k)
+	pval, cand := s.val[pk], s.cand[pk]
+	var buf [128]model.Position
+	for i := lo; i < hi; i++ {
+		if val[i] != v {
+			continue
+		}
+		x, err := model.Unrank(s.mats[k], i)
+		if err != nil {
+			return err
+		}
+		xs := [2]model.Position{x, x.Mirror()}
+		nx := 1
+		// The entry stands for x and its mirror image unless the observed
+		// board is its own mirror image (then the mirror image of x, if
+		// different, has an entry of its own).
+		if !symmetricObservation(x) {
+			nx = 2
+		}
+		nOwn := bits.OnesCount64(x.OwnBlue | x.OwnRed)
+		for _, y := range xs[:nx] {
+			for _, q := range y.Unmoves(buf[:0]) {
+				if bits.OnesCount64(q.OppBlue|q.OppRed) != nOwn {
+					continue // a capture: the parent is in a larger material
+				}
+				_, idx, mirrored, err := model.RankOriented(q)
+				if err != nil {
+					return err
+				}
+				if mirrored || pval[idx] != 0 {
+					continue
+				}
+				atomic.OrUint64(&cand[idx>>6], 1<<(idx&63))
+			}
+		}
+	}
+	return nil
+}
+
+// symmetricObservation reports whether p's board with the opponent colours
+// hidden is its own mirror image.
+func symmetricObservation(p model.Position) bool {
+	m := p.Mirror()
+	return m.OwnBlue == p.OwnBlue && m.OwnRed == p.OwnRed && m.OppBlue|m.OppRed == p.OppBlue|p.OppRed
+}
+
+// decide handles the marked and capWin entries of slot k in [lo, hi) in
+// layer d. In an odd layer every such undecided entry has a child lost in
+// d-1 plies and no quicker win, so it is won in d; it is written at once,
+// as nothing else is read in an odd layer. In an even layer an entry is
+// lost when every child is a known win, in one more ply than the longest;
+// that is appended to out.
+func (s *solver) decide(k int, lo, hi uint64, d int, out []assignment) ([]assignment, error) {
+	val, capWin, cand := s.val[k], s.capWin[k], s.cand[k]
+	odd := d%2 == 1
+	var mv [32]model.Move
+	var decided uint64
+	for w := lo / 64; w < (hi+63)/64; w++ {
+		word := cand[w]
+		cand[w] = 0
+		if odd {
+			// capWin entries join the marked ones.
+			for i := w * 64; i < min(w*64+64, hi); i++ {
+				if capWin[i] == uint8(d) {
+					word |= 1 << (i & 63)
+				}
+			}
+		}
+		for ; word != 0; word &= word - 1 {
+			i := w*64 + uint64(bits.TrailingZeros64(word))
+			if val[i] != 0 {
+				continue
+			}
+			if odd {
+				val[i] = uint8(d)
+				decided++
+				continue
+			}
+			v, ok, err := s.lossValue(k, i, mv[:0])
+			if err != nil {
+				return out, err
+			}
+			if ok {
+				if int(v) < d {
+					return out, fmt.Errorf("geister: internal error: %v entry %d found lost in %d plies in layer %d", s.mats[k], i, v, d)
+				}
+				out = append(out, assignment{k, i, v})
+			}
+		}
+	}
+	s.decided.Add(decided)
+	return out, nil
+}
+
+// lossValue returns the value of entry i of slot k when every child is a
+// known win (one more than the longest), and false otherwise.
+func (s *solver) lossValue(k int, i uint64, mv []model.Move) (uint8, bool, error) {
+	p, err := model.Unrank(s.mats[k], i)
+	if err != nil {
+		return 0, false, err
+	}
+	pval := s.val[s.other(k)]
+	maxWin := 0
+	moves := p.Moves(mv)
+	if len(moves) == 0 {
+		return 0, false, nil
+	}
+	for _, mo := range moves {
+		c := p.Play(mo)
+		var t uint8
+		if mo.Capture == model.Empty {
+			_, idx, err := model.Rank(c)
+			if err != nil {
+				return 0, false, err
+			}
+			t = pval[idx]
+		} else {
+			if p.CapturesLastBlue(mo) {
+				return 0, false, nil
+			}
+			if t, err = s.captureValue(c); err != nil {
+				return 0, false, err
+			}
+		}
+		if t == 0 || t%2 == 0 {
+			return 0, false, nil
+		}
+		maxWin = max(maxWin, int(t))
+	}
+	if maxWin+1 > model.Horizon {
+		return 0, false, nil
+	}
+	return uint8(maxWin + 1), true, nil
+}
