@@ -509,12 +509,27 @@ func (o Observation) Validate() error {
 // of the material's table (the observation's contiguous run). The material
 // must be a table material (every count 1..4).
 func Colourings(o Observation) (m Material, first uint64, positions []Position, err error) {
-	if err := o.Validate(); err != nil {
+	m, first, n, colouring, err := observationRun(o)
+	if err != nil {
 		return m, 0, nil, err
+	}
+	positions = make([]Position, n)
+	for i := range positions {
+		positions[i] = colouring(i)
+	}
+	return m, first, positions, nil
+}
+
+// observationRun finds o's run of entries: its material, the index of the
+// first colouring, their number, and a function giving colouring i in o's
+// orientation.
+func observationRun(o Observation) (m Material, first uint64, n int, colouring func(int) Position, err error) {
+	if err := o.Validate(); err != nil {
+		return m, 0, 0, nil, err
 	}
 	m = o.Material()
 	if !m.Valid() {
-		return m, 0, nil, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
+		return m, 0, 0, nil, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
 	l := &layouts[m.ID()]
 	outer, mirrored := l.orient(o.OwnBlue, o.OwnRed, o.Opp)
@@ -522,13 +537,12 @@ func Colourings(o Observation) (m Material, first uint64, positions []Position, 
 	if mirrored {
 		u = mirror(u)
 	}
-	positions = make([]Position, l.block)
-	for i := range positions {
+	colouring = func(i int) Position {
 		red := pdep64(uint64(colexUnrank(uint64(i), l.or, l.k)), u)
 		if mirrored {
 			red = mirror(red)
 		}
-		positions[i] = Position{OwnBlue: o.OwnBlue, OwnRed: o.OwnRed, OppBlue: o.Opp &^ red, OppRed: red}
+		return Position{OwnBlue: o.OwnBlue, OwnRed: o.OwnRed, OppBlue: o.Opp &^ red, OppRed: red}
 	}
-	return m, outer * l.block, positions, nil
+	return m, outer * l.block, int(l.block), colouring, nil
 }

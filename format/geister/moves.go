@@ -177,7 +177,7 @@ type ObservationValues struct {
 // no such runs and is read one colouring at a time.) It fails with
 // ErrNoTable when the table is missing.
 func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Material, first uint64, colourings []Colouring, err error) {
-	m, first, cols, err := Colourings(o)
+	m, first, n, colouring, err := observationRun(o)
 	if err != nil {
 		return m, 0, nil, err
 	}
@@ -185,12 +185,16 @@ func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Mate
 	if err != nil {
 		return m, 0, nil, err
 	}
+	colourings = make([]Colouring, n)
+	for i := range colourings {
+		colourings[i].Position = colouring(i)
+	}
 	var buf [70]byte // C(8,4), the largest run
-	run := buf[:len(cols)]
+	run := buf[:n]
 	if st.legacy {
 		// The legacy layout has no observation runs: one read each.
-		for i, p := range cols {
-			idx, err := st.index(p)
+		for i, c := range colourings {
+			idx, err := st.index(c.Position)
 			if err != nil {
 				return m, 0, nil, err
 			}
@@ -201,16 +205,16 @@ func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Mate
 	} else if err := st.r.read(ctx, run, first); err != nil {
 		return m, 0, nil, err
 	}
-	colourings = make([]Colouring, len(cols))
-	for i, p := range cols {
+	for i := range colourings {
+		c := &colourings[i]
 		v := run[i]
 		if err := checkValue(v, m, first+uint64(i)); err != nil {
 			return m, 0, nil, err
 		}
-		if tv, ok := p.Terminal(); ok && tv != v {
+		if tv, ok := c.Position.Terminal(); ok && tv != v {
 			return m, 0, nil, fmt.Errorf("%w: %v entry %d holds %d for a position the rules decide as %d", ErrCorrupt, m, first+uint64(i), v, tv)
 		}
-		colourings[i] = Colouring{Position: p, Value: v, Result: ResultOf(v)}
+		c.Value, c.Result = v, ResultOf(v)
 	}
 	return m, first, colourings, nil
 }
