@@ -210,6 +210,9 @@ func (z *lzmaDecoder) decode(out []byte, pos *int, target int) error {
 	pbMask := uint32(1)<<z.pb - 1
 	lpMask := uint32(1)<<z.lp - 1
 	for p < target {
+		if z.inp > len(z.in) {
+			return fmt.Errorf("%w: stream ends early", errLZMA)
+		}
 		posState := uint32(p) & pbMask
 		st := z.state
 		if z.decodeBit(&z.isMatch[st<<4+posState]) == 0 {

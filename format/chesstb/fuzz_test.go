@@ -1,0 +1,170 @@
+package chesstb
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source"
+)
+
+// memObject is an in-memory source.Object.
+type memObject []byte
+
+func (m memObject) Size() int64 { return int64(len(m)) }
+
+func (m memObject) ReadAt(_ context.Context, p []byte, off int64, _ source.Hint) (int, error) {
+	if off < 0 || off > int64(len(m)) {
+		return 0, source.Invalid("offset %d", off)
+	}
+	n := copy(p, m[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (m memObject) Close() error { return nil }
+
+// fixtureSeeds returns a few fixture table files with their kind and
+// material, as fuzz seeds.
+func fixtureSeeds(t testing.TB) []struct {
+	kind Kind
+	mat  string
+	data []byte
+} {
+	t.Helper()
+	dir := testenv.Testdata(t, "chesstb")
+	var out []struct {
+		kind Kind
+		mat  string
+		data []byte
+	}
+	for _, s := range []struct {
+		kind Kind
+		mat  string
+	}{{KindWDL, "KQKR"}, {KindWDL, "KRKR"}, {KindWDL, "KQK"}, {KindDTZ, "KQK"}, {KindDTZ, "KPK"}, {KindDTM, "KRKR"}} {
+		b, err := os.ReadFile(filepath.Join(dir, kindInfo[s.kind].dir, s.mat+kindInfo[s.kind].ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, struct {
+			kind Kind
+			mat  string
+			data []byte
+		}{s.kind, s.mat, b})
+	}
+	return out
+}
+
+var fuzzMaterials = []string{"KQK", "KPK", "KQKR", "KRKR", "KBNK", "KRKP", "KQQKQ"}
+
+// FuzzParseHeader feeds damaged and random files to the header parser, then
+// reads a few cells through the decoders: nothing may panic, and every
+// failure must be a FileError-wrapped ErrCorrupt or a plain parse error.
+func FuzzParseHeader(f *testing.F) {
+	for _, s := range fixtureSeeds(f) {
+		matIdx := 0
+		for i, m := range fuzzMaterials {
+			if m == s.mat {
+				matIdx = i
+			}
+		}
+		// Big files are cut to their header and first data, to keep the
+		// corpus small; the parser must cope with the rest missing.
+		data := s.data
+		if len(data) > 4096 {
+			data = data[:4096]
+		}
+		f.Add(uint8(s.kind), uint8(matIdx), data)
+	}
+	f.Fuzz(func(t *testing.T, kind, matIdx uint8, data []byte) {
+		k := Kind(kind % uint8(numKinds))
+		m, err := parseMaterial(fuzzMaterials[int(matIdx)%len(fuzzMaterials)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := newIndexConfig(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Let the size check pass often: pad to 8 past a multiple of 64.
+		if len(data)&63 != 8 && len(data) > 0 && data[0]&1 == 0 {
+			data = append(data, make([]byte, (72-len(data)&63)&63)...)
+		}
+		obj := memObject(data)
+		ctx := context.Background()
+		h, err := parseHeader(ctx, obj, k, cfg)
+		if err != nil {
+			return
+		}
+		tf := &tableFile{id: 1, kind: k, name: "fuzz", obj: obj, cfg: cfg, hdr: h, cache: newBlockCache(8 << 20)}
+		for c := range 2 {
+			fr := &h.frames[c]
+			if !fr.stored() || k.layered() || fr.blockSize > 1<<16 {
+				continue // big garbage blocks only cost time here
+			}
+			for _, idx := range []uint64{0, cfg.positions / 2, cfg.positions - 1} {
+				if k == KindWDL {
+					_, _ = tf.readWDL(ctx, c, idx)
+				} else {
+					_, _, _ = tf.readRank(ctx, c, idx)
+				}
+			}
+		}
+	})
+}
+
+// FuzzLZMA decodes arbitrary blocks with our decoder, in one go and resumed,
+// and compares with the library wherever both succeed.
+func FuzzLZMA(f *testing.F) {
+	distanceBlocks(f, testenv.Testdata(f, "chesstb"), 4, func(_ string, comp []byte, size uint64) {
+		if len(comp) < 2048 {
+			f.Add(comp, uint32(size))
+		}
+	})
+	f.Add([]byte{0, 0, 0, 0, 0, 0x5d, 0, 0, 0x10, 0}, uint32(16))
+	f.Fuzz(func(t *testing.T, comp []byte, size uint32) {
+		size %= 1 << 16
+		got, err := decodeLZMA(comp, uint64(size))
+		if err != nil {
+			return
+		}
+		if len(got) != int(size) {
+			t.Fatalf("decoded %d bytes, want %d", len(got), size)
+		}
+		if want, lerr := decodeWithLibrary(comp, uint64(size)); lerr == nil && !bytes.Equal(got, want) {
+			t.Fatal("differs from the library")
+		}
+		z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]byte, size)
+		pos := 0
+		for pos < len(out) {
+			if err := z.decode(out, &pos, pos+17); err != nil {
+				t.Fatalf("resumed decode fails where the whole one did not: %v", err)
+			}
+		}
+		if !bytes.Equal(out, got) {
+			t.Fatal("resumed decode differs")
+		}
+	})
+}
+
+// FuzzLZ4 decodes arbitrary WDL blocks with and without a dictionary.
+func FuzzLZ4(f *testing.F) {
+	f.Add([]byte{0x10, 'a'}, []byte("dict"), uint16(1))
+	f.Add([]byte{0x1f, 0x00, 0x01, 0x00}, []byte{}, uint16(300))
+	f.Fuzz(func(t *testing.T, comp, dict []byte, size uint16) {
+		out, err := decodeLZ4(comp, dict, uint64(size))
+		if err == nil && len(out) != int(size) {
+			t.Fatalf("decoded %d bytes, want %d", len(out), size)
+		}
+	})
+}
