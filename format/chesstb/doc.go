@@ -8,28 +8,31 @@
 //
 // # Design note (for readers adding table kinds)
 //
-// How a probe flows (api.go, probe.go, distance.go):
+// How a probe flows (api.go, probe.go, distance.go, changepoint_probe.go):
 //
 //  1. Tablebase.root validates the position (no castling rights) and answers
 //     what the board settles without a table: checkmate, stalemate, bare
 //     kings.
 //  2. canonicalNode flips colours when the stronger side is Black, so every
 //     node is in its stored orientation with its canonical material.
-//  3. prober.probeImpl reads the class (wdlInternal), then each distance
-//     (prober.distance), then applies the en-passant overlay: every legal ep
-//     capture is probed as a fresh position and kept when it is better,
-//     metric by metric.
+//  3. Probe runs prober.probeNode (every metric, packs preferred in the
+//     reference's order); DTZ and DTM alone run prober.probeImpl, which reads
+//     only dtz/ or dtm/; WDL alone runs prober.wdlImpl. Each reads the class
+//     first (wdlInternal), then the distances (prober.distance), then applies
+//     the en-passant overlay: every legal ep capture is probed as a fresh
+//     position and kept when it is better, metric by metric.
 //  4. Every table read goes through frameFor, which decides the frame kind:
 //     the side to move's own frame, the other frame through the colour flip
 //     for a symmetric material (KRKR), or a rebuild (deriveWDL, deriveDTZ,
 //     deriveDTM: one-ply minimax, children canonicalised with canonicalNode,
-//     captures and promotions reaching sub-tables). unsupportedFrame is where
-//     loss-only and relaxed frames are refused today; their readers belong
-//     there.
+//     captures and promotions reaching sub-tables). Loss-only and relaxed
+//     frames are decided right after it (distance, raiseByBound), and
+//     unsupportedFrame refuses the combinations the format does not define.
 //  5. cellIndex maps the position to its cell (index.go: symmetry, king and
 //     pawn slices, binomial ranking, the header's per-colour permutation),
 //     and tableFile.readWDL / readRank fetch the cell through the block
-//     cache.
+//     cache. Distance blocks are decoded lazily (lzma.go, lzmaBlock): only
+//     as far as the cell asked for, resumed by later probes.
 //
 // How a table file is opened (tablebase.go, header.go): Tablebase.table
 // opens a (Kind, material) pair once, searching each source's kind folder

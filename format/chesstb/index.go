@@ -1,7 +1,6 @@
 package chesstb
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 
@@ -332,7 +331,7 @@ func colexRank(b uint64, base int) uint64 {
 }
 
 // errOutsideDomain reports a position the table layout has no cell for.
-var errOutsideDomain = errors.New("position outside the table domain")
+var errOutsideDomain = ErrBadPosition
 
 const backRanks = 0xff000000000000ff
 
