@@ -206,8 +206,10 @@ func rankDTZ(root *chess.Position, m chess.Move, child *chess.Position, cr *full
 		v = -signed(cr.dtz, cr.wdl)
 		v += sign(v)
 	}
-	// Fathom reports a mate in one as 1, not the child-derived 2.
-	if v == 2 && child.IsCheckmate() {
+	// Fathom reports a mate in one as 1, not the child-derived 2. A mated
+	// child stores DTZ 0 here (Fathom's tables give -1), which would
+	// otherwise price the mate as a draw.
+	if child.IsCheckmate() {
 		v = 1
 	}
 	rank := 0
