@@ -162,29 +162,7 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 	if err != nil {
 		return res, err
 	}
-	res.WDL, res.HasWDL = r.wdl.category(), true
-	if r.hasDTZ {
-		res.DTZ, res.HasDTZ = signed(r.dtz, r.dtzW), true
-	} else {
-		res.unavailable(MetricDTZ, r.dtzErr)
-	}
-	if r.hasDTM {
-		res.DTM, res.HasDTM = signed(r.dtm, r.dtmW), true
-	} else {
-		res.unavailable(MetricDTM, r.dtmErr)
-	}
-	if r.hasDTM50 {
-		res.DTM50, res.HasDTM50 = r.publicDTM50(), true
-		res.DTM50Class = Category(r.dtm50W.category())
-	} else {
-		res.unavailable(MetricDTM50, r.dtm50Err)
-	}
-	if r.hasDTC {
-		res.DTC, res.HasDTC = r.publicDTC(), true
-		res.DTCClass = Category(r.dtcW.category())
-	} else {
-		res.unavailable(MetricDTC, r.dtcErr)
-	}
+	r.fill(&res)
 	return res, nil
 }
 

@@ -290,3 +290,31 @@ func (r *fullResult) publicDTC() DTC {
 
 // publicDTM50 converts a node answer to the signed DTM50.
 func (r *fullResult) publicDTM50() int { return signed(r.dtm50, r.dtm50W) }
+
+// fill copies a node answer into a Result, recording why each missing
+// metric is missing.
+func (r *fullResult) fill(res *Result) {
+	res.WDL, res.HasWDL = r.wdl.category(), true
+	if r.hasDTZ {
+		res.DTZ, res.HasDTZ = signed(r.dtz, r.dtzW), true
+	} else {
+		res.unavailable(MetricDTZ, r.dtzErr)
+	}
+	if r.hasDTM {
+		res.DTM, res.HasDTM = signed(r.dtm, r.dtmW), true
+	} else {
+		res.unavailable(MetricDTM, r.dtmErr)
+	}
+	if r.hasDTM50 {
+		res.DTM50, res.HasDTM50 = r.publicDTM50(), true
+		res.DTM50Class = Category(r.dtm50W.category())
+	} else {
+		res.unavailable(MetricDTM50, r.dtm50Err)
+	}
+	if r.hasDTC {
+		res.DTC, res.HasDTC = r.publicDTC(), true
+		res.DTCClass = Category(r.dtcW.category())
+	} else {
+		res.unavailable(MetricDTC, r.dtcErr)
+	}
+}

@@ -96,6 +96,11 @@ func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts Ra
 	if opts.Ranker > RankDTM {
 		return nil, fmt.Errorf("chesstb: unknown ranker %d", opts.Ranker)
 	}
+	leave, err := tb.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if _, _, _, err := tb.root(ctx, pos); err != nil {
 		return nil, err
 	}
@@ -103,12 +108,27 @@ func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts Ra
 	var out []RootMove
 	for _, m := range pos.LegalMoves(nil) {
 		child := pos.Play(m)
-		after, err := tb.Probe(ctx, &child)
+		rm := RootMove{Move: m}
+		// The post-move probe, at the clock the move leaves; with the
+		// 50-move rule that is also the clock the ranker threads, so the
+		// ranking reuses it.
+		n, after, done, err := tb.root(ctx, &child)
+		var cr *fullResult
+		if err == nil && !done {
+			p := &prober{ctx: ctx, tb: tb}
+			var r fullResult
+			if r, err = p.probeNode(&n, child.HalfmoveClock(), 0); err == nil {
+				r.fill(&after)
+				if opts.Rule50 && child.HalfmoveClock() == threadedClock(pos, m, clock) {
+					cr = &r
+				}
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("chesstb: ranking %s: %w", m.UCI(), err)
 		}
-		rm := RootMove{Move: m, After: after}
-		if err := tb.rankMove(ctx, pos, m, &child, clock, opts, &rm); err != nil {
+		rm.After = after
+		if err := tb.rankMove(ctx, pos, m, &child, clock, opts, cr, &rm); err != nil {
 			return nil, fmt.Errorf("chesstb: ranking %s: %w", m.UCI(), err)
 		}
 		out = append(out, rm)
@@ -131,12 +151,9 @@ func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts Ra
 
 // rankMove fills the ranker's fields of one move, probing the child at the
 // clock the ranker threads into it.
-func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess.Move, child *chess.Position, clock int, opts RankOptions, rm *RootMove) error {
-	leave, err := tb.enter()
-	if err != nil {
-		return err
-	}
-	defer leave()
+// known, when set, is the child's answer at that clock already.
+func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess.Move, child *chess.Position, clock int, opts RankOptions, known *fullResult, rm *RootMove) error {
+	var err error
 	p := &prober{ctx: ctx, tb: tb}
 	cn := p.nodeOf(child)
 	zeroing := root.IsZeroing(m)
@@ -167,7 +184,9 @@ func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess
 		}
 	}
 	var cr fullResult
-	if cn.mat.bareKings() {
+	if known != nil {
+		cr = *known
+	} else if cn.mat.bareKings() {
 		cr = fullResult{wdl: wDraw, hasDTZ: true, hasDTM: true, hasDTM50: true, dtm50W: wDraw}
 	} else if cr, err = p.probeNode(&cn, childClock, 0); err != nil {
 		return err
@@ -176,6 +195,15 @@ func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess
 		return rankDTM(&cr, opts.Rule50, rm)
 	}
 	return rankDTZ(root, m, child, &cr, clock, zeroing, opts, rm)
+}
+
+// threadedClock is the clock a move leaves: 0 after a capture or a pawn
+// move, one more otherwise.
+func threadedClock(pos *chess.Position, m chess.Move, clock int) int {
+	if pos.IsZeroing(m) {
+		return 0
+	}
+	return clock + 1
 }
 
 func sign(v int) int {
