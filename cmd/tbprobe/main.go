@@ -40,6 +40,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runMate(ctx, rest, stdin, stdout, stderr)
 		case "geister":
 			return runGeister(ctx, rest, stdin, stdout, stderr)
+		case "serve":
+			return runServe(ctx, rest, stdout, stderr)
 		}
 	}
 	return runProbe(ctx, args, stdin, stdout, stderr)

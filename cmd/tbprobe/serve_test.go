@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	cchess "github.com/corentings/chess/v2"
+)
+
+// startServe runs the built binary's serve command on a free loopback
+// port and returns its base URL; the process is stopped with SIGTERM when
+// the test ends, and must exit cleanly.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(tbprobeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = t.TempDir()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve exited with %v; stderr:\n%s", err, stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no listening line (%v); stderr:\n%s", err, stderr.String())
+	}
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("first line %q", line)
+	}
+	return base
+}
+
+// getJSON fetches a URL and decodes its JSON body, returning the status.
+func getJSON(t *testing.T, method, u, ctype, body string) (int, any) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("%s %s: Content-Type %q, body %s", method, u, ct, b)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s %s: body is not JSON: %s", method, u, b)
+	}
+	return resp.StatusCode, v
+}
+
+func standardURL(base, fen string) string {
+	return base + "/standard?fen=" + url.QueryEscape(strings.ReplaceAll(fen, " ", "_"))
+}
+
+// lichessKeys are the keys of a lichess position answer (ours adds dtc_pair,
+// dtm50 and fen, and error when the position is outside the tables).
+var (
+	lichessKeys = []string{"category", "checkmate", "dtc", "dtc_pair", "dtm", "dtm50", "dtz", "fen",
+		"insufficient_material", "moves", "precise_dtz", "stalemate", "variant_loss", "variant_win"}
+	lichessMoveKeys = []string{"category", "checkmate", "dtc", "dtc_pair", "dtm", "dtm50", "dtz",
+		"insufficient_material", "precise_dtz", "san", "stalemate", "uci", "variant_loss", "variant_win", "zeroing"}
+)
+
+func keysOf(m map[string]any) []string {
+	var k []string
+	for x := range m {
+		k = append(k, x)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// insufficient says, by the rules (FIDE dead positions of bare kings or a
+// single minor piece), whether a FEN's material cannot mate.
+func insufficient(fen string) bool {
+	board := strings.Fields(fen)[0]
+	minors := 0
+	for _, c := range board {
+		switch c {
+		case 'B', 'N', 'b', 'n':
+			minors++
+		case 'Q', 'R', 'P', 'q', 'r', 'p':
+			return false
+		}
+	}
+	return minors <= 1
+}
+
+// wantLichess is what the oracle row says a lichess-shaped answer holds
+// (numbers as float64, null as nil).
+func (r oracleRow) wantLichess(t *testing.T, fen string) map[string]any {
+	t.Helper()
+	o := r.wantJSON(t, fen)
+	w := map[string]any{
+		"category": o["category"], "checkmate": o["checkmate"], "stalemate": o["stalemate"],
+		"variant_win": false, "variant_loss": false, "insufficient_material": insufficient(fen),
+		"dtz": o["dtz"], "precise_dtz": o["dtz"], "dtm": o["dtm"], "dtm50": o["dtm50"],
+		"dtc": nil, "dtc_pair": nil,
+	}
+	if p, ok := o["dtc"].(map[string]any); ok {
+		w["dtc"], w["dtc_pair"] = p["plies"], p
+	}
+	return w
+}
+
+// checkLichess compares the listed keys of got with want.
+func checkLichess(t *testing.T, where string, got, want map[string]any) {
+	t.Helper()
+	for _, k := range keysOf(want) {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Errorf("%s: %s = %v, want %v", where, k, got[k], want[k])
+		}
+	}
+}
+
+// TestServeStandardOracle asks /standard for every fixture parent of
+// children.tsv from 8 concurrent clients and checks the answer and each
+// move key by key against the reference rows, and the key sets against
+// lichess's shape.
+func TestServeStandardOracle(t *testing.T) {
+	base := startServe(t)
+	children := map[string]map[string]oracleRow{}
+	var parents []string
+	for _, r := range readOracle(t, "../../testdata/chesstb/oracle/children.tsv") {
+		if children[r.fen] == nil {
+			children[r.fen] = map[string]oracleRow{}
+			parents = append(parents, r.fen)
+		}
+		children[r.fen][r.move] = r
+	}
+	roots := map[string]oracleRow{}
+	for _, r := range readOracle(t, "../../testdata/chesstb/oracle/probe.tsv") {
+		roots[r.fen] = r
+	}
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for fen := range jobs {
+				checkStandard(t, base, fen, roots, children[fen])
+			}
+		})
+	}
+	for _, fen := range parents {
+		jobs <- fen
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+func checkStandard(t *testing.T, base, fen string, roots map[string]oracleRow, kids map[string]oracleRow) {
+	code, v := getJSON(t, "GET", standardURL(base, fen), "", "")
+	if code != http.StatusOK {
+		t.Errorf("%s: status %d: %v", fen, code, v)
+		return
+	}
+	got := v.(map[string]any)
+	if k := keysOf(got); !reflect.DeepEqual(k, lichessKeys) {
+		t.Errorf("%s: keys %v, want %v", fen, k, lichessKeys)
+	}
+	if root, ok := roots[fen]; ok {
+		checkLichess(t, root.where, got, root.wantLichess(t, fen))
+	}
+	moves, _ := got["moves"].([]any)
+	if len(moves) != len(kids) {
+		t.Errorf("%s: %d moves, the reference lists %d", fen, len(moves), len(kids))
+	}
+	opt, err := cchess.FEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := cchess.NewGame(opt).Position()
+	for _, mv := range moves {
+		m := mv.(map[string]any)
+		if k := keysOf(m); !reflect.DeepEqual(k, lichessMoveKeys) {
+			t.Errorf("%s: move keys %v, want %v", fen, k, lichessMoveKeys)
+		}
+		uci := fmt.Sprint(m["uci"])
+		row, ok := kids[uci]
+		if !ok {
+			t.Errorf("%s: move %s not in the reference's list", fen, uci)
+			continue
+		}
+		// The child's FEN (for the rules-based keys) comes from corentings.
+		cm, err := cchess.UCINotation{}.Decode(parent, uci)
+		if err != nil {
+			t.Fatalf("%s: corentings rejects %s: %v", fen, uci, err)
+		}
+		child := parent.Update(cm).String()
+		want := row.wantLichess(t, child)
+		// Zeroing by the rules: a capture or a pawn move.
+		want["zeroing"] = cm.HasTag(cchess.Capture) || cm.HasTag(cchess.EnPassant) ||
+			parent.Board().Piece(cm.S1()).Type() == cchess.Pawn
+		checkLichess(t, row.where+" "+uci, m, want)
+	}
+	// Best first: no later move is better for the mover than the first.
+	if len(moves) > 1 {
+		rank := map[string]int{"loss": 0, "blessed-loss": 1, "draw": 2, "cursed-win": 3, "win": 4, "unknown": 5}
+		first := rank[fmt.Sprint(moves[0].(map[string]any)["category"])]
+		for _, mv := range moves[1:] {
+			if c := rank[fmt.Sprint(mv.(map[string]any)["category"])]; c < first {
+				t.Errorf("%s: move %v listed after a worse first move", fen, mv.(map[string]any)["uci"])
+			}
+		}
+	}
+}
+
+// TestServeMainline checks /standard/mainline: from the seed KQK position
+// (seed_cases.tsv: DTZ 19, the zeroing move being the mate) the line has
+// exactly 19 plies, each legal by corentings/chess, ending in checkmate,
+// White the winner; a drawn position has an empty line and no winner; a
+// position outside the tables is a 404 with a JSON error.
+func TestServeMainline(t *testing.T) {
+	base := startServe(t)
+	const seed = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
+	code, v := getJSON(t, "GET", base+"/standard/mainline?fen="+url.QueryEscape(seed), "", "")
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %v", code, v)
+	}
+	ans := v.(map[string]any)
+	line := ans["mainline"].([]any)
+	if len(line) != 19 || ans["winner"] != "w" || ans["dtz"] != float64(19) || ans["precise_dtz"] != float64(19) {
+		t.Errorf("mainline of %d plies, winner %v, dtz %v; want 19, w, 19", len(line), ans["winner"], ans["dtz"])
+	}
+	opt, _ := cchess.FEN(seed)
+	g := cchess.NewGame(opt)
+	for i, s := range line {
+		step := s.(map[string]any)
+		if err := g.PushNotationMove(fmt.Sprint(step["uci"]), cchess.UCINotation{}, nil); err != nil {
+			t.Fatalf("ply %d %v: %v", i, step["uci"], err)
+		}
+		// DTZ-optimal play shortens the distance by one each ply.
+		if want := float64((18 - i) * [2]int{-1, 1}[i%2]); i < 18 && step["dtz"] != want {
+			t.Errorf("ply %d: dtz %v, want %v", i, step["dtz"], want)
+		}
+	}
+	if g.Position().Status() != cchess.Checkmate {
+		t.Errorf("line ends in %v, not checkmate", g.Position().Status())
+	}
+
+	// probe.tsv: K7/8/5Q2/5k2/8/8/8/8 b is a DRAW (Black takes the queen).
+	code, v = getJSON(t, "GET", base+"/standard/mainline?fen=K7/8/5Q2/5k2/8/8/8/8_b_-_-_0_1", "", "")
+	if code != http.StatusOK || len(v.(map[string]any)["mainline"].([]any)) != 0 || v.(map[string]any)["winner"] != nil {
+		t.Errorf("drawn position: status %d, %v", code, v)
+	}
+	code, v = getJSON(t, "GET", base+"/standard/mainline?fen=8/8/8/3k4/8/8/8/KQQ5_w", "", "")
+	if code != http.StatusNotFound || v.(map[string]any)["error"] == nil {
+		t.Errorf("outside the tables: status %d, %v; want 404 with an error", code, v)
+	}
+}
+
+// TestServeBadRequests checks that bad input gets 400 and a JSON error,
+// and a position outside the tables a well-formed 200 answer.
+func TestServeBadRequests(t *testing.T) {
+	base := startServe(t)
+	tests := []struct {
+		name, method, path, ctype, body string
+		code                            int
+	}{
+		{"missing fen", "GET", "/standard", "", "", 400},
+		{"garbage fen", "GET", "/standard?fen=garbage", "", "", 400},
+		{"two white kings", "GET", "/standard?fen=8/8/8/5k2/8/8/1K6/K7_w", "", "", 400},
+		{"mainline garbage", "GET", "/standard/mainline?fen=xx", "", "", 400},
+		{"batch empty", "POST", "/standard/batch", "text/plain", "", 400},
+		{"batch bad json", "POST", "/standard/batch", "application/json", "{\"fens\": 3}", 400},
+		{"batch unknown key", "POST", "/standard/batch", "application/json", "{\"positions\": []}", 400},
+		{"batch too many", "POST", "/standard/batch", "text/plain", strings.Repeat("8/8/8/5k2/8/8/1Q6/K7 w\n", 1001), 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, v := getJSON(t, tt.method, base+tt.path, tt.ctype, tt.body)
+			if code != tt.code {
+				t.Errorf("status %d, want %d (%v)", code, tt.code, v)
+			}
+			if m, ok := v.(map[string]any); !ok || m["error"] == "" || m["error"] == nil {
+				t.Errorf("body %v has no error", v)
+			}
+		})
+	}
+	code, v := getJSON(t, "GET", standardURL(base, "8/8/8/3k4/8/8/8/KQQ5 w - - 0 1"), "", "")
+	m, _ := v.(map[string]any)
+	if code != 200 || m["category"] != "unknown" || m["dtz"] != nil || m["error"] == nil {
+		t.Errorf("outside the tables: status %d, %v", code, v)
+	}
+}
+
+// TestServeBatch checks that a batch is answered in order in both body
+// forms, a bad FEN becoming an entry with its error, and that each answer
+// matches the reference row.
+func TestServeBatch(t *testing.T) {
+	base := startServe(t)
+	rows := readOracle(t, "../../testdata/chesstb/oracle/seed_cases.tsv")
+	var fens []string
+	for _, r := range rows {
+		fens = append(fens, r.fen)
+	}
+	fens = append(fens[:2:2], append([]string{"not a fen"}, fens[2:]...)...)
+	jsonBody, _ := json.Marshal(map[string]any{"fens": fens})
+	for _, form := range []struct{ ctype, body string }{
+		{"application/json", string(jsonBody)},
+		{"text/plain", strings.Join(fens, "\n") + "\n"},
+	} {
+		code, v := getJSON(t, "POST", base+"/standard/batch", form.ctype, form.body)
+		if code != 200 {
+			t.Fatalf("%s: status %d: %v", form.ctype, code, v)
+		}
+		list := v.([]any)
+		if len(list) != len(fens) {
+			t.Fatalf("%s: %d answers for %d FENs", form.ctype, len(list), len(fens))
+		}
+		bad := list[2].(map[string]any)
+		if bad["fen"] != "not a fen" || bad["error"] == nil || len(bad) != 2 {
+			t.Errorf("%s: bad FEN entry %v", form.ctype, bad)
+		}
+		for i, r := range rows {
+			j := i
+			if i >= 2 {
+				j++
+			}
+			checkLichess(t, form.ctype+" "+r.where, list[j].(map[string]any), r.wantLichess(t, r.fen))
+		}
+	}
+}
+
+// TestServeMetrics checks /healthz and that /metrics counts what was asked.
+func TestServeMetrics(t *testing.T) {
+	base := startServe(t)
+	for range 3 {
+		getJSON(t, "GET", standardURL(base, "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"), "", "")
+	}
+	getJSON(t, "GET", standardURL(base, "8/8/8/3k4/8/8/8/KQQ5 w - - 0 1"), "", "")
+	getJSON(t, "GET", base+"/standard?fen=x", "", "")
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != "ok\n" {
+		t.Errorf("healthz: %d %q", resp.StatusCode, b)
+	}
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(b)
+	for _, want := range []string{
+		`tbprobe_probes_total{result="ok"} 3`,
+		`tbprobe_probes_total{result="outside"} 1`,
+		`tbprobe_probe_duration_seconds_count 4`,
+		`tbprobe_http_requests_total{path="/standard",code="200"} 4`,
+		`tbprobe_http_requests_total{path="/standard",code="400"} 1`,
+		`tbprobe_http_requests_total{path="/healthz",code="200"} 1`,
+		"# TYPE tbprobe_transport_requests_total counter",
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("metrics lack %q:\n%s", want, text)
+		}
+	}
+}
