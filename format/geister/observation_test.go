@@ -141,7 +141,7 @@ func TestConcurrentProbes(t *testing.T) {
 	tb := openDir(t, zstdOnly(t, dir), Options{CacheBytes: 8 * 8192})
 	ctx := context.Background()
 	var wg sync.WaitGroup
-	n := 20000
+	n := 4000
 	if raceEnabled {
 		n = 1000
 	}
