@@ -318,3 +318,46 @@ func (tb *Tablebase) Probe(ctx context.Context, p Position) (Result, error) {
 	}
 	return ResultOf(v), nil
 }
+
+// Available returns the materials whose tables can be read, in id order.
+// Sources that can list (source.Lister) are listed once; the others are
+// asked for each material's files.
+func (tb *Tablebase) Available(ctx context.Context) ([]Material, error) {
+	listed := map[string]bool{}
+	canList := true
+	for _, src := range tb.sources {
+		entries, err := source.List(ctx, src, "")
+		if errors.Is(err, source.ErrUnsupported) {
+			canList = false
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			listed[e.Name] = true
+		}
+	}
+	var out []Material
+	for _, m := range materials {
+		if canList {
+			base := m.FileName()
+			legacy := strings.TrimSuffix(base, "_obsblk.bin") + ".bin"
+			found := false
+			for _, name := range []string{base + ".zst", base + ".zstd", base, legacy + ".zst", legacy + ".zstd", legacy} {
+				found = found || listed[name]
+			}
+			if !found {
+				continue
+			}
+		}
+		ok, err := tb.Has(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -475,3 +475,21 @@ func TestErrors(t *testing.T) {
 		t.Error("Open with no source succeeded")
 	}
 }
+
+func TestAvailable(t *testing.T) {
+	tb := openDir(t, sharedTables(t), Options{})
+	got, err := tb.Available(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shared folder holds the five tables of totals 4 and 5 (its
+	// README), ids 0..4.
+	if len(got) != 5 {
+		t.Fatalf("Available = %v", got)
+	}
+	for i, m := range got {
+		if m.ID() != i {
+			t.Errorf("Available[%d] = %v (id %d)", i, m, m.ID())
+		}
+	}
+}
