@@ -25,7 +25,7 @@ import (
 // mount mounts a tree built from cfg on a fresh temporary directory and
 // returns the directory and the tree. The unmount is registered before the
 // mount is attempted, so a test that fails anywhere leaves no mount behind.
-func mount(t *testing.T, cfg fusefs.Config) (string, *fusefs.FS) {
+func mount(t testing.TB, cfg fusefs.Config) (string, *fusefs.FS) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testenv.Missing(t, "/dev/fuse")

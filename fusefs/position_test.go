@@ -189,9 +189,12 @@ func TestPositionsOracle(t *testing.T) {
 			mnt, f := mountTables(t, openDir(t, set.tables))
 			k := 0
 			for _, file := range set.files {
-				for _, r := range readOracle(t, file) {
+				for _, r := range sampled(readOracle(t, file), set.raceRows) {
 					if !r.hasForm("shipped") {
 						continue
+					}
+					if !timeLeft(t) {
+						t.Fatalf("stopped after %d rows: the test deadline is near", k)
 					}
 					checkPosition(t, mnt, r, k, noDTZFile(set.tables, r.fen))
 					k++
@@ -220,8 +223,11 @@ func TestMovesOracle(t *testing.T) {
 	}
 	n := 0
 	for fen, want := range byParent {
-		if testing.Short() && n >= 40 {
+		if (raceEnabled || testing.Short()) && n >= 5 {
 			break
+		}
+		if !timeLeft(t) {
+			t.Fatalf("stopped after %d positions: the test deadline is near", n)
 		}
 		n++
 		b, err := os.ReadFile(filepath.Join(mnt, "moves", strings.ReplaceAll(fen, " ", "_")+".json"))
@@ -406,6 +412,9 @@ func TestProbeFault(t *testing.T) {
 func TestConcurrentReaders(t *testing.T) {
 	sets := oracleSets(t)
 	set := sets[len(sets)-1]
+	if raceEnabled || testing.Short() {
+		set = sets[0]
+	}
 	mnt, f := mountTables(t, openDir(t, set.tables))
 	var rows []oracleRow
 	for _, r := range readOracle(t, set.files[0]) {
@@ -414,8 +423,8 @@ func TestConcurrentReaders(t *testing.T) {
 		}
 	}
 	perReader := 40
-	if testing.Short() {
-		perReader = 10
+	if raceEnabled || testing.Short() {
+		perReader = 5
 	}
 	var wg sync.WaitGroup
 	for g := range 64 {
@@ -424,6 +433,10 @@ func TestConcurrentReaders(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 7))
 			for range perReader {
+				if !timeLeft(t) {
+					t.Error("stopped: the test deadline is near")
+					return
+				}
 				r := rows[rng.IntN(len(rows))]
 				checkPosition(t, mnt, r, rng.IntN(5*len(pathForms)), noDTZFile(set.tables, r.fen))
 			}

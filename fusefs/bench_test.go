@@ -1,0 +1,233 @@
+package fusefs_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/render"
+	"github.com/tbfs/tbfs/source"
+)
+
+// benchTables is the table set the benchmarks read: the shared shipped set
+// (40 materials) when present, else the fixtures.
+func benchTables(b *testing.B) string {
+	b.Helper()
+	dir := filepath.Join(testenv.RepoRoot(b), "..", "shared", "chesstb", "shipped")
+	if s := os.Getenv("TBFS_SHARED"); s != "" {
+		dir = filepath.Join(s, "chesstb", "shipped")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return testenv.Testdata(b, "chesstb")
+	}
+	return dir
+}
+
+var pieceLetters = map[byte]chess.PieceType{'K': chess.King, 'Q': chess.Queen, 'R': chess.Rook, 'B': chess.Bishop, 'N': chess.Knight, 'P': chess.Pawn}
+
+// randomFENs builds n legal positions over the materials with a WDL table
+// in dir: random placement, random side to move and clock, half of them
+// with the colours swapped, as in the reference prober's speed list.
+// Positions the tables cannot answer (none expected) are dropped, so both
+// sides of a comparison do the same work.
+func randomFENs(b *testing.B, tb *chesstb.Tablebase, dir string, n int) []string {
+	b.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, "wdl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mats []string
+	for _, e := range ents {
+		if m, ok := strings.CutSuffix(e.Name(), ".lzw"); ok {
+			mats = append(mats, m)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	out := make([]string, 0, n)
+	for len(out) < n {
+		m := mats[rng.IntN(len(mats))]
+		second := strings.LastIndexByte(m, 'K')
+		sides := [2]string{m[:second], m[second:]}
+		if rng.IntN(2) == 1 {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		var board [64]chess.Piece
+		ok := true
+		for c, letters := range sides {
+			for i := 0; i < len(letters) && ok; i++ {
+				pt := pieceLetters[letters[i]]
+				sq := rng.IntN(64)
+				if board[sq] != chess.NoPiece || (pt == chess.Pawn && (sq < 8 || sq >= 56)) {
+					ok = false
+					break
+				}
+				board[sq] = chess.MakePiece(chess.Color(c), pt)
+			}
+		}
+		if !ok {
+			continue
+		}
+		pos, err := chess.FromBoard(board, chess.Color(rng.IntN(2)), 0, chess.NoSquare, rng.IntN(100), 1)
+		if err != nil {
+			continue
+		}
+		if _, err := tb.Probe(context.Background(), &pos); err != nil {
+			continue
+		}
+		out = append(out, pos.FEN())
+	}
+	return out
+}
+
+// uniqueFEN gives the i-th probe of a run a path no earlier probe used, so
+// each read reaches the file system instead of the kernel's cached entry:
+// the move number changes, which no table value depends on.
+func uniqueFEN(fens []string, i int) string {
+	fen := fens[i%len(fens)]
+	return fen[:strings.LastIndexByte(fen, ' ')+1] + fmt.Sprint(2+i/len(fens))
+}
+
+// BenchmarkProbe compares a probe read as a file through the kernel mount
+// with the same probe in-process (parse, probe, render the human text),
+// over 10,000 random positions with every table block already decoded.
+// "serial" is one reader; "parallel8" is 8 concurrent readers.
+func BenchmarkProbe(b *testing.B) {
+	dir := benchTables(b)
+	src := openDir(b, dir)
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: 1 << 30}, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tb.Close() })
+	fens := randomFENs(b, tb, dir, 10000)
+	mnt, _ := mount(b, fusefs.Config{Prober: fusefs.Collector{Prober: tb}, Tables: []source.Source{src}})
+	ctx := context.Background()
+	inProcess := func(fen string) error {
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			return err
+		}
+		rep, err := render.Collect(ctx, tb, &pos, false)
+		if err != nil {
+			return err
+		}
+		if len(render.Text(rep)) == 0 {
+			return io.ErrUnexpectedEOF
+		}
+		return nil
+	}
+	viaMount := func(fen string) error {
+		data, err := os.ReadFile(filepath.Join(mnt, "chess", fen))
+		if err == nil && len(data) == 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	// Warm: decode every block these positions need.
+	for _, fen := range fens {
+		if err := inProcess(fen); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var seq atomic.Int64 // unique paths across every sub-benchmark
+	for _, mode := range []struct {
+		name string
+		f    func(string) error
+	}{{"inprocess", inProcess}, {"mount", viaMount}} {
+		b.Run(mode.name+"/serial", func(b *testing.B) {
+			for b.Loop() {
+				if err := mode.f(uniqueFEN(fens, int(seq.Add(1)))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(mode.name+"/parallel8", func(b *testing.B) {
+			// RunParallel starts parallelism × GOMAXPROCS readers.
+			b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := mode.f(uniqueFEN(fens, int(seq.Add(1)))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkRawTable reads the largest table sequentially through tables/
+// (with the kernel's page cache dropped before each pass, and kept) and
+// straight from the source, in 128 KiB requests.
+func BenchmarkRawTable(b *testing.B) {
+	dir := benchTables(b)
+	src := openDir(b, dir)
+	entries, err := source.List(context.Background(), src, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var big source.Entry
+	for _, e := range entries {
+		if e.Size > big.Size {
+			big = e
+		}
+	}
+	mnt, _ := mount(b, fusefs.Config{Tables: []source.Source{src}})
+	buf := make([]byte, 128<<10)
+	b.Run("source", func(b *testing.B) {
+		obj, err := src.Open(context.Background(), big.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer obj.Close()
+		b.SetBytes(big.Size)
+		for b.Loop() {
+			for off := int64(0); off < big.Size; off += int64(len(buf)) {
+				if _, err := obj.ReadAt(context.Background(), buf, off, source.HintData); err != nil && err != io.EOF {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	for _, drop := range []bool{true, false} {
+		name := "mount/pagecache-kept"
+		if drop {
+			name = "mount/pagecache-dropped"
+		}
+		b.Run(name, func(b *testing.B) {
+			f, err := os.Open(filepath.Join(mnt, "tables", big.Name))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			b.SetBytes(big.Size)
+			for b.Loop() {
+				if drop {
+					// Every pass then reaches tbfs and the source.
+					if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for off := int64(0); off < big.Size; off += int64(len(buf)) {
+					if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+	b.Logf("table %s, %d bytes", big.Name, big.Size)
+}
