@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"io"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -428,5 +430,41 @@ func TestRegisterAndClose(t *testing.T) {
 	if _, err := source.Open(context.Background(), "faulty://"+data); !errors.Is(err, source.ErrClosed) {
 		t.Errorf("source.Open after Host.Close: err = %v, want ErrClosed", err)
 	}
-	_ = io.EOF
+}
+
+// TestLargeRead reads an object larger than one call's batch limit in one
+// ReadAt through a real plugin process: the host splits it into ranges and
+// calls, and the bytes arrive whole and in order. The arbiter is the file.
+func TestLargeRead(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+	data := t.TempDir()
+	// Pseudo-random bytes, so a misplaced range cannot compare equal.
+	blob := make([]byte, 34<<20+3)
+	r := mrand.New(mrand.NewPCG(7, 7))
+	for i := 0; i+8 <= len(blob); i += 8 {
+		binary.LittleEndian.PutUint64(blob[i:], r.Uint64())
+	}
+	writeFile(t, data, "big", blob)
+	h := host.New(host.Options{})
+	defer h.Close()
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	src, err := h.Plugin("faulty").OpenURL(context.Background(), "faulty://"+data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	obj, err := src.Open(context.Background(), "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	got, err := readAt(context.Background(), obj, len(blob)+10, 0)
+	if err != io.EOF {
+		t.Errorf("read past the end: err = %v, want io.EOF", err)
+	}
+	if !bytes.Equal(got, blob) {
+		t.Errorf("read %d bytes, want the %d of the file, equal", len(got), len(blob))
+	}
 }
