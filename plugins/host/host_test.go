@@ -468,3 +468,22 @@ func TestLargeRead(t *testing.T) {
 		t.Errorf("read %d bytes, want the %d of the file, equal", len(got), len(blob))
 	}
 }
+
+// TestStartTimeout: a binary that never completes the handshake is
+// refused once StartTimeout has passed, not waited for.
+func TestStartTimeout(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "tbfs-source-silent")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec sleep 120\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := host.New(host.Options{StartTimeout: time.Second})
+	defer h.Close()
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	infos := h.Infos()
+	if len(infos) != 1 || infos[0].Err == nil || !strings.Contains(infos[0].Err.Error(), "timeout") {
+		t.Fatalf("infos = %+v, want the silent plugin refused for a timeout", infos)
+	}
+}
