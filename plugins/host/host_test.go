@@ -487,3 +487,34 @@ func TestStartTimeout(t *testing.T) {
 		t.Fatalf("infos = %+v, want the silent plugin refused for a timeout", infos)
 	}
 }
+
+// TestSlowCallKeepsHealthyPlugin: a call that outlives its deadline in a
+// plugin that still answers health checks fails with ErrTransient, but the
+// process is kept: one stuck read must not cost every other caller their
+// plugin.
+func TestSlowCallKeepsHealthyPlugin(t *testing.T) {
+	p, src, content := faultyHost(t, host.Options{CallTimeout: 500 * time.Millisecond, HealthTimeout: 5 * time.Second})
+	ctx := context.Background()
+	hang, err := src.Open(ctx, "hang/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hang.Close()
+	pid := p.PID()
+	_, err = readAt(ctx, hang, 10, 0)
+	if !errors.Is(err, source.ErrTransient) || !strings.Contains(err.Error(), "did not answer within") {
+		t.Fatalf("stuck read: err = %v, want ErrTransient for the deadline", err)
+	}
+	good, err := src.Open(ctx, "a.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+	got, err := readAt(ctx, good, 10, 0)
+	if err != nil || !bytes.Equal(got, content[:10]) {
+		t.Fatalf("read after the stuck one: %q, %v", got, err)
+	}
+	if np, st := p.PID(), p.Stats(); np != pid || st.Failures != 0 || st.Restarts != 0 {
+		t.Errorf("healthy plugin was replaced: pid %d → %d, stats %+v", pid, np, st)
+	}
+}
