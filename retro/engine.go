@@ -1,5 +1,3 @@
-//go:build retro_unmoves
-
 package retro
 
 import (
@@ -109,6 +107,18 @@ func (e *Engine) Seeded(pos chess.Position) bool {
 	return en != nil && en.seed
 }
 
+// Frontier returns the distance of the next position Solve would expand,
+// and false when the queue is empty. Because expansion goes by distance,
+// a caller can bound the work by distance rather than by count: every
+// position whose value is at most d has been proved once Frontier reports
+// more than d (relative to the seeds).
+func (e *Engine) Frontier() (uint32, bool) {
+	if e.queue.Len() == 0 {
+		return 0, false
+	}
+	return e.queue[0].dist, true
+}
+
 // Pending returns the number of positions queued for expansion.
 func (e *Engine) Pending() int { return e.queue.Len() }
 
@@ -180,8 +190,7 @@ func (e *Engine) expand(ce *entry) {
 			}
 		case WinKind:
 			if en.remaining < 0 {
-				e.moves = en.pos.LegalMoves(e.moves[:0])
-				en.remaining = len(e.moves)
+				en.remaining = en.pos.CountLegalMoves()
 			}
 			en.remaining--
 			if en.remaining <= 0 {

@@ -48,8 +48,8 @@ func newIndexer(m material) (*indexer, error) {
 	if len(m.side[0]) > 0 && len(m.side[1]) > 0 && m.side[0][len(m.side[0])-1] == chess.Pawn && m.side[1][len(m.side[1])-1] == chess.Pawn {
 		return nil, fmt.Errorf("%w: %v has pawns on both sides (en passant is not indexed)", ErrUnsupported, m)
 	}
-	if ix.n > 6 {
-		return nil, fmt.Errorf("%w: %v has %d men; at most 6 fit the index", ErrUnsupported, m, ix.n)
+	if ix.n > 5 {
+		return nil, fmt.Errorf("%w: %v has %d men; at most 5 fit the index", ErrUnsupported, m, ix.n)
 	}
 	ix.pieces = []chess.Piece{chess.MakePiece(chess.White, chess.King), chess.MakePiece(chess.Black, chess.King)}
 	ix.counts[chess.White][chess.King], ix.counts[chess.Black][chess.King] = 1, 1

@@ -1,5 +1,3 @@
-//go:build retro_unmoves
-
 package retro
 
 import (
@@ -395,9 +393,10 @@ func (st *solveState) propagate(ctx context.Context) error {
 		}
 	}
 	type scratch struct {
-		unmoves []chess.Unmove
-		parents []int64
-		out     []int64
+		unmoves  []chess.Unmove
+		parents  []int64
+		out      []int64
+		expanded int64
 	}
 	ws := make([]scratch, st.s.opts.Workers)
 	for d := 0; d <= st.maxD; d++ {
@@ -424,16 +423,17 @@ func (st *solveState) propagate(ctx context.Context) error {
 					if err != nil {
 						return fmt.Errorf("retro: solving %v: index %d: %w (internal error)", ix.mat, i, err)
 					}
-					sc.unmoves = p.Unmoves(sc.unmoves[:0])
+					sc.unmoves = p.SameMaterialUnmoves(sc.unmoves[:0])
 					sc.parents = sc.parents[:0]
+					sc.expanded++
 					for _, u := range sc.unmoves {
-						q := p.Unmake(u)
-						if q.Castling() != 0 || q.EnPassant() != chess.NoSquare {
-							continue
+						if u.ParentEnPassant() != chess.NoSquare || u.RestoredCastling() != 0 {
+							continue // such parents are outside the index
 						}
+						q := p.Unmake(u)
 						pi, ok := ix.index(&q)
 						if !ok {
-							continue // an uncapture or an unpromotion: another material
+							return fmt.Errorf("retro: solving %v: parent %s of %s is outside the material (internal error)", ix.mat, q.FEN(), p.FEN())
 						}
 						dup := false
 						for _, x := range sc.parents {
@@ -457,7 +457,8 @@ func (st *solveState) propagate(ctx context.Context) error {
 				for _, pi := range ws[w].out {
 					st.apply(pi, d, win)
 				}
-				st.done += int64(len(ws[w].out))
+				st.done += ws[w].expanded
+				ws[w].expanded = 0
 			}
 			st.report("propagate", d, false)
 		}

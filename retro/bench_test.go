@@ -1,0 +1,80 @@
+package retro
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tbfs/tbfs/chess"
+)
+
+// BenchmarkUnmoves measures predecessor generation (Unmoves plus Unmake of
+// every parent) over random KQK, KRK, KBNK and KPK positions, in parents/s.
+func BenchmarkUnmoves(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ps []chess.Position
+	for _, name := range []string{"KQK", "KRK", "KBNK", "KPK"} {
+		m, _ := parseMaterial(name)
+		for range 256 {
+			ps = append(ps, randomPosition(rng, m, chess.Color(rng.IntN(2))))
+		}
+	}
+	var us []chess.Unmove
+	parents := 0
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		p := &ps[i%len(ps)]
+		us = p.Unmoves(us[:0])
+		for _, u := range us {
+			q := p.Unmake(u)
+			_ = q
+			parents++
+		}
+	}
+	b.ReportMetric(float64(parents)/b.Elapsed().Seconds(), "parents/s")
+}
+
+// BenchmarkSolveMaterial solves each material from scratch (sub-materials
+// included) and reports the wall time and the peak heap in use, sampled
+// while it runs.
+func BenchmarkSolveMaterial(b *testing.B) {
+	for _, name := range []string{"KQK", "KRK", "KPK", "KBNK"} {
+		b.Run(name, func(b *testing.B) {
+			var peak atomic.Uint64
+			for b.Loop() {
+				runtime.GC()
+				var base runtime.MemStats
+				runtime.ReadMemStats(&base)
+				stop := make(chan struct{})
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					tick := time.NewTicker(20 * time.Millisecond)
+					defer tick.Stop()
+					for {
+						var ms runtime.MemStats
+						runtime.ReadMemStats(&ms)
+						if ms.HeapInuse > peak.Load() {
+							peak.Store(ms.HeapInuse)
+						}
+						select {
+						case <-stop:
+							return
+						case <-tick.C:
+						}
+					}
+				}()
+				if _, err := SolveMaterial(context.Background(), name, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				close(stop)
+				<-done
+			}
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/solve")
+		})
+	}
+}

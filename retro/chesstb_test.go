@@ -1,0 +1,83 @@
+package retro
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/mmap"
+)
+
+// TestSolveMaterialMatchesChesstb compares every position of each solved
+// material with the reference generator's DTM tables (read through
+// format/chesstb from ../shared/chesstb/full): 0 mismatches allowed.
+func TestSolveMaterialMatchesChesstb(t *testing.T) {
+	src, err := mmap.New(testenv.Shared(t, "chesstb", "full"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: 256 << 20}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	ctx := context.Background()
+	for _, mat := range materialsUnderTest() {
+		t.Run(mat, func(t *testing.T) {
+			table := solved(t, mat)
+			n, bad := 0, 0
+			step := 1
+			if testing.Short() {
+				step = 97 // a spread sample; the full sweep runs without -short
+			}
+			i := 0
+			table.Each(func(p chess.Position, v Value) bool {
+				i++
+				if i%step != 0 {
+					return true
+				}
+				n++
+				want, err := chesstbValue(ctx, tb, &p)
+				if err != nil {
+					t.Fatalf("%s: chesstb: %v", p.FEN(), err)
+				}
+				if want != v {
+					bad++
+					if bad <= 20 {
+						t.Errorf("%s: solved %v, chesstb %v", p.FEN(), v, want)
+					}
+				}
+				return true
+			})
+			if bad > 0 {
+				t.Errorf("%s: %d of %d positions differ from the chesstb DTM table", mat, bad, n)
+			}
+			t.Logf("%s: %d positions compared with chesstb", mat, n)
+		})
+	}
+}
+
+// chesstbValue reads pos's DTM the way the reference prober reports it:
+// the WDL class gives win, loss or draw (cursed and blessed included), the
+// DTM its distance.
+func chesstbValue(ctx context.Context, tb *chesstb.Tablebase, p *chess.Position) (Value, error) {
+	w, err := tb.WDL(ctx, p)
+	if err != nil {
+		return Value{}, err
+	}
+	if w == 0 {
+		return Draw, nil
+	}
+	d, err := tb.DTM(ctx, p)
+	if err != nil {
+		return Value{}, err
+	}
+	d = max(d, -d)
+	if w > 0 {
+		return Win(uint32(d)), nil
+	}
+	return Loss(uint32(d)), nil
+}
