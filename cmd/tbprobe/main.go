@@ -40,6 +40,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runMate(ctx, rest, stdin, stdout, stderr)
 		case "geister":
 			return runGeister(ctx, rest, stdin, stdout, stderr)
+		case "ls":
+			return runLs(ctx, rest, stdout, stderr)
+		case "info":
+			return runInfo(ctx, rest, stdout, stderr)
+		case "verify":
+			return runVerify(ctx, rest, stdout, stderr)
 		case "serve":
 			return runServe(ctx, rest, stdout, stderr)
 		}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/plugins/host"
+	"github.com/tbfs/tbfs/source"
+)
+
+// tableEntry is one table file found in the sources: the one chesstb reads
+// for its kind and material (the first source holding it).
+type tableEntry struct {
+	kind     chesstb.Kind
+	material string
+	name     string // object name within its source
+	src      string // the source's URL
+}
+
+// findTables lists every table file the tablebase would read, sorted by
+// material then kind. A source that cannot list is an error naming it.
+func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
+	type key struct {
+		k chesstb.Kind
+		m string
+	}
+	seen := map[key]bool{}
+	var out []tableEntry
+	for i, s := range ts.stacks {
+		entries, err := source.List(ctx, s, "")
+		if err != nil {
+			return nil, fmt.Errorf("listing tables %s: %w", ts.names[i], err)
+		}
+		// A table is read from its kind's folder first, then the root.
+		sort.SliceStable(entries, func(a, b int) bool {
+			return strings.Contains(entries[a].Name, "/") && !strings.Contains(entries[b].Name, "/")
+		})
+		for _, e := range entries {
+			k, mat, ok := chesstb.ParseTableName(e.Name)
+			if !ok {
+				continue
+			}
+			base := e.Name[strings.LastIndexByte(e.Name, '/')+1:]
+			if e.Name != base && e.Name != strings.ToLower(k.String())+"/"+base {
+				continue // chesstb looks only in the kind's folder and the root
+			}
+			if seen[key{k, mat}] {
+				continue
+			}
+			seen[key{k, mat}] = true
+			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: ts.names[i]})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].material != out[b].material {
+			if len(out[a].material) != len(out[b].material) {
+				return len(out[a].material) < len(out[b].material)
+			}
+			return out[a].material < out[b].material
+		}
+		return out[a].kind < out[b].kind
+	})
+	return out, nil
+}
+
+// formText says how a table ships, frame by frame.
+func formText(info *chesstb.TableInfo) string {
+	var parts []string
+	for c, f := range info.Frames {
+		s := f.Form
+		if f.LossOnly {
+			s += " loss-only"
+		}
+		if f.Relaxed {
+			s += " relaxed"
+		}
+		parts = append(parts, [2]string{"white ", "black "}[c]+s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// humanSize prints a byte count with a binary unit.
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// runLs implements "tbprobe ls": one line per table file, or the plugins.
+func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: tbprobe ls [--tables URL]... [--plugins]\n\nLists the materials and table kinds available, with sizes and how each\nframe ships (stored, singular, dropped, mirrored; loss-only, relaxed).\nWith --plugins, lists the transport plugins found instead.\n\n")
+		fs.PrintDefaults()
+	}
+	var tf tableFlags
+	tf.register(fs)
+	plugins := fs.Bool("plugins", false, "list the transport plugins found in --plugin-dir and $"+host.EnvDir)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tbprobe ls: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *plugins {
+		return listPlugins(ctx, tf.pluginDir, stdout, stderr)
+	}
+	ts, err := tf.open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe ls: %v\n", err)
+		return 1
+	}
+	defer ts.Close()
+	tables, err := findTables(ctx, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe ls: %v\n", err)
+		return 1
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	defer tw.Flush()
+	fmt.Fprintln(tw, "MATERIAL\tKIND\tSIZE\tFORM\tFILE")
+	failed := false
+	for _, e := range tables {
+		info, err := ts.tb.TableInfo(ctx, e.kind, e.material)
+		if err != nil {
+			failed = true
+			fmt.Fprintf(tw, "%s\t%s\t-\terror: %v\t%s\n", e.material, e.kind, err, e.name)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.material, e.kind, humanSize(info.Size), formText(&info), e.name)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// listPlugins prints what the plugin host found.
+func listPlugins(ctx context.Context, dir string, stdout, stderr io.Writer) int {
+	dirs := host.Dirs(dir)
+	if len(dirs) == 0 {
+		fmt.Fprintf(stdout, "no plugin directory: give --plugin-dir or set $%s\n", host.EnvDir)
+		return 0
+	}
+	h, err := host.Load(ctx, dir, host.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe ls: %v\n", err)
+		return 1
+	}
+	defer h.Close()
+	h.Register()
+	infos := h.Infos()
+	if len(infos) == 0 {
+		fmt.Fprintf(stdout, "no plugins in %s\n", strings.Join(dirs, ", "))
+		return 0
+	}
+	code := 0
+	for _, i := range infos {
+		fmt.Fprintln(stdout, i.String())
+		if i.Err != nil {
+			code = 1
+		}
+	}
+	return code
+}
+
+// runInfo implements "tbprobe info MATERIAL": the header facts of each
+// kind's table of one material.
+func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("info", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: tbprobe info [--tables URL]... MATERIAL...\n\nPrints what the header of each table of a material says (KQKR, or KQvKR).\n\n")
+		fs.PrintDefaults()
+	}
+	var tf tableFlags
+	tf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	ts, err := tf.open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe info: %v\n", err)
+		return 1
+	}
+	defer ts.Close()
+	code := 0
+	for _, arg := range fs.Args() {
+		mat := strings.Replace(strings.ToUpper(arg), "V", "", 1)
+		found := 0
+		fmt.Fprintf(stdout, "%s\n", mat)
+		for k := chesstb.KindWDL; k <= chesstb.KindDTM50; k++ {
+			info, err := ts.tb.TableInfo(ctx, k, mat)
+			if errors.Is(err, chesstb.ErrNoTable) {
+				fmt.Fprintf(stdout, "  %-5s  no table\n", k)
+				continue
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "tbprobe info: %s %s: %v\n", mat, k, err)
+				code = 1
+				continue
+			}
+			found++
+			writeInfo(stdout, &info)
+		}
+		if found == 0 {
+			fmt.Fprintf(stderr, "tbprobe info: no table for %s\n", mat)
+			code = 1
+		}
+	}
+	return code
+}
+
+// writeInfo prints one table's header facts.
+func writeInfo(w io.Writer, info *chesstb.TableInfo) {
+	fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), %d stored colour(s)\n", info.Kind, info.File, humanSize(info.Size), info.Size, info.Colors)
+	for c, f := range info.Frames {
+		fmt.Fprintf(w, "         %s to move: %s", [2]string{"white", "black"}[c], f.Form)
+		if f.LossOnly {
+			fmt.Fprint(w, ", loss-only")
+		}
+		if f.Relaxed {
+			fmt.Fprint(w, ", relaxed")
+		}
+		if f.Form == "stored" {
+			fmt.Fprintf(w, ", %d blocks (%d empty), %d compressed bytes at %d", f.Blocks, f.SkippedBlocks, f.DataBytes, f.DataOffset)
+			if f.Ranks > 0 {
+				fmt.Fprintf(w, ", %d ranks in %d-byte cells", f.Ranks, f.EntryBytes)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}

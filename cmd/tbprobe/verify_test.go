@@ -1,0 +1,200 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// copyTables copies the fixture tables into a temporary directory, where a
+// test may damage them.
+func copyTables(t *testing.T) string {
+	t.Helper()
+	src := testenv.Testdata(t, "chesstb")
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// damage overwrites n bytes of a file at off with 0xFF.
+func damage(t *testing.T, path string, off, n int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := off; i < off+n; i++ {
+		b[i] = 0xFF
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dataOffset asks tbprobe info where a table's White frame data starts.
+func dataOffset(t *testing.T, dir, material, kind string) int {
+	t.Helper()
+	res := runBin(t, "", nil, "info", "--tables", dir, material)
+	re := regexp.MustCompile(`(?m)^  ` + kind + `\s.*\n\s+white to move: stored, (\d+) blocks .* compressed bytes at (\d+)`)
+	m := re.FindStringSubmatch(res.stdout)
+	if m == nil {
+		t.Fatalf("no white frame data offset for %s %s in:\n%s", material, kind, res.stdout)
+	}
+	off, _ := strconv.Atoi(m[2])
+	return off
+}
+
+// TestVerifyFixtures: the committed fixtures (the reference generator's
+// own output) verify clean, built-in and from a directory.
+func TestVerifyFixtures(t *testing.T) {
+	for _, args := range [][]string{
+		{"verify"},
+		{"verify", "--tables", testenv.Testdata(t, "chesstb"), "--tables", testenv.Testdata(t, "chesstb", "packs")},
+	} {
+		res := runBin(t, "", nil, args...)
+		if res.code != 0 {
+			t.Errorf("%q: exit %d\n%s%s", args, res.code, res.stdout, res.stderr)
+		}
+		if !strings.Contains(res.stdout, "33 tables verified, 0 corrupt blocks or files, 0 unreadable") {
+			t.Errorf("%q: summary missing:\n%s", args, res.stdout)
+		}
+	}
+}
+
+// TestVerifyShared verifies every shipped table of the shared set.
+func TestVerifyShared(t *testing.T) {
+	if !sharedPresent(t) || testing.Short() {
+		t.Skip("shared tables absent or -short")
+	}
+	res := runBin(t, "", nil, "verify", "--tables", testenv.Shared(t, "chesstb", "shipped"))
+	if res.code != 0 || !strings.Contains(res.stdout, " 0 corrupt blocks or files, 0 unreadable") {
+		t.Errorf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestVerifyFindsDamage damages copies of the fixtures and checks that
+// verify exits 1 naming each damaged block (and the checksum failure), and
+// names no undamaged table.
+func TestVerifyFindsDamage(t *testing.T) {
+	tests := []struct {
+		name, file, material, kind string
+		at                         func(data int) int // offset to damage
+		wantBlock                  *regexp.Regexp
+	}{
+		{"WDL first block", "wdl/KQKR.lzw", "KQKR", "WDL", func(d int) int { return d + 8 },
+			regexp.MustCompile(`CORRUPT wdl/KQKR\.lzw white-to-move frame block 0: .*LZ4`)},
+		{"DTZ first block", "dtz/KQKR.lzdtz", "KQKR", "DTZ", func(d int) int { return d + 8 },
+			regexp.MustCompile(`CORRUPT dtz/KQKR\.lzdtz white-to-move frame block 0: .*LZMA`)},
+		{"WDL later block", "wdl/KQKR.lzw", "KQKR", "WDL", func(d int) int { return d + 6000 },
+			regexp.MustCompile(`CORRUPT wdl/KQKR\.lzw white-to-move frame block ([1-9]\d*): `)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyTables(t)
+			damage(t, filepath.Join(dir, tt.file), tt.at(dataOffset(t, dir, tt.material, tt.kind)), 8)
+			res := runBin(t, "", nil, "verify", "--tables", dir, "--tables", filepath.Join(dir, "packs"))
+			if res.code != 1 {
+				t.Errorf("exit %d, want 1", res.code)
+			}
+			if !tt.wantBlock.MatchString(res.stdout) {
+				t.Errorf("no line matching %v:\n%s", tt.wantBlock, res.stdout)
+			}
+			if !strings.Contains(res.stdout, "CORRUPT "+tt.file+": chesstb: corrupt table: checksum") {
+				t.Errorf("checksum failure of %s not reported:\n%s", tt.file, res.stdout)
+			}
+			for _, l := range strings.Split(res.stdout, "\n") {
+				if strings.HasPrefix(l, "CORRUPT") && !strings.HasPrefix(l, "CORRUPT "+tt.file) {
+					t.Errorf("an undamaged table is reported: %s", l)
+				}
+			}
+			// Eight damaged bytes lie in one block, or straddle two.
+			if n := strings.Count(res.stdout, "\nCORRUPT "+tt.file+" white-to-move frame block"); n < 1 || n > 2 {
+				t.Errorf("%d blocks reported, want the one or two damaged:\n%s", n, res.stdout)
+			}
+		})
+	}
+	t.Run("truncated", func(t *testing.T) {
+		dir := copyTables(t)
+		p := filepath.Join(dir, "dtm", "KRK.lzdtm")
+		if err := os.Truncate(p, 100); err != nil {
+			t.Fatal(err)
+		}
+		res := runBin(t, "", nil, "verify", "--tables", dir)
+		if res.code != 1 || !strings.Contains(res.stdout, "FAILED  dtm/KRK.lzdtm: ") {
+			t.Errorf("exit %d:\n%s", res.code, res.stdout)
+		}
+	})
+}
+
+// TestLsAndInfo checks ls against the fixture directory itself (every
+// table file listed once with its size) and info's header facts against
+// the files' sizes.
+func TestLsAndInfo(t *testing.T) {
+	root := testenv.Testdata(t, "chesstb")
+	res := runBin(t, "", nil, "ls")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	want := map[string]bool{}
+	for _, dir := range []string{"wdl", "dtz", "dtm", "packs"} {
+		ents, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "K") {
+				name := dir + "/" + e.Name()
+				if dir == "packs" {
+					name = e.Name()
+				}
+				want[name] = true
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")[1:]
+	if len(lines) != len(want) {
+		t.Errorf("%d tables listed, the fixtures hold %d:\n%s", len(lines), len(want), res.stdout)
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if !want[f[len(f)-1]] {
+			t.Errorf("listed %q, not a fixture table", f[len(f)-1])
+		}
+	}
+	res = runBin(t, "", nil, "info", "KQvKR")
+	fi, err := os.Stat(filepath.Join(root, "dtz", "KQKR.lzdtz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != 0 || !strings.Contains(res.stdout, "dtz/KQKR.lzdtz") || !strings.Contains(res.stdout, "("+strconv.FormatInt(fi.Size(), 10)+" bytes)") {
+		t.Errorf("info KQvKR: exit %d\n%s", res.code, res.stdout)
+	}
+	if !strings.Contains(res.stdout, "DTC    no table") {
+		t.Errorf("info should say KQKR has no DTC table here:\n%s", res.stdout)
+	}
+	res = runBin(t, "", nil, "info", "KQQKQ")
+	if res.code != 1 || !strings.Contains(res.stderr, "no table for KQQKQ") {
+		t.Errorf("info of an absent material: exit %d, %s", res.code, res.stderr)
+	}
+}
