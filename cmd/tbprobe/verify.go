@@ -126,4 +126,3 @@ func (p *progress) clear() {
 	}
 	p.last = -1
 }
-
