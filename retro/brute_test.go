@@ -27,15 +27,33 @@ func bruteParents(child chess.Position) []chess.Position {
 	if mover == chess.White {
 		epRank = 5
 	}
+	homes := [4][2]chess.Square{{chess.E1, chess.H1}, {chess.E1, chess.A1}, {chess.E8, chess.H8}, {chess.E8, chess.A8}}
 	try := func(board [64]chess.Piece) {
+		// Only rights whose king and rook stand at home, and only en-passant
+		// squares behind a pawn that could just have been pushed, can pass
+		// validation; skipping the rest is an optimisation only.
+		var possible chess.CastlingRights
+		for i, h := range homes {
+			c := chess.Color(i / 2)
+			if board[h[0]] == chess.MakePiece(c, chess.King) && board[h[1]] == chess.MakePiece(c, chess.Rook) {
+				possible |= 1 << i
+			}
+		}
+		pushed := 8 // from the en-passant square to the pushed pawn
+		if mover == chess.Black {
+			pushed = -8
+		}
 		for cr := chess.CastlingRights(0); cr <= chess.AllCastling; cr++ {
-			if cr&child.Castling() != child.Castling() {
+			if cr&child.Castling() != child.Castling() || cr&^possible != 0 {
 				continue
 			}
 			for ep := -1; ep < 8; ep++ {
 				sq := chess.NoSquare
 				if ep >= 0 {
 					sq = chess.MakeSquare(ep, epRank)
+					if board[int(sq)-pushed] != chess.MakePiece(mover.Other(), chess.Pawn) {
+						continue
+					}
 				}
 				p, err := chess.FromBoard(board, mover, cr, sq, 0, 1)
 				if err != nil || p.EnPassant() != sq {
