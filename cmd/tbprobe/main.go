@@ -40,6 +40,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runMate(ctx, rest, stdin, stdout, stderr)
 		case "geister":
 			return runGeister(ctx, rest, stdin, stdout, stderr)
+		case "bench":
+			return runBench(ctx, rest, stdout, stderr)
 		case "ls":
 			return runLs(ctx, rest, stdout, stderr)
 		case "info":

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/source/metrics"
+)
+
+// benchUsage is printed for bench -h.
+const benchUsage = `usage: tbprobe bench (--positions FILE | --random N [--seed S] [--write FILE]) [--tables URL]... [--parallel P] [--json]
+
+Probes every position twice: cold (fresh tables, empty caches) and warm (the
+same tables again), and reports for each pass probes/s, latency p50/p99, the
+source cache's hit rate, and the requests and bytes the transport served.
+Positions come from a file (one FEN per line) or are drawn at random from
+the materials the tables hold (legal placements, either side to move) with a
+fixed seed; --write saves them.
+
+`
+
+// benchPass is what one pass over the positions measured.
+type benchPass struct {
+	Name           string  `json:"pass"`
+	Probes         int     `json:"probes"`
+	Errors         int     `json:"errors"`
+	Seconds        float64 `json:"seconds"`
+	ProbesPerSec   float64 `json:"probes_per_sec"`
+	P50Micros      float64 `json:"p50_us"`
+	P99Micros      float64 `json:"p99_us"`
+	CacheHitRate   float64 `json:"cache_hit_rate"` // source cache; -1 without one
+	Requests       int64   `json:"requests"`
+	Bytes          int64   `json:"bytes"`
+	RequestsPerPrb float64 `json:"requests_per_probe"`
+	BlockCacheUsed int64   `json:"block_cache_bytes"`
+}
+
+// runBench implements "tbprobe bench".
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, benchUsage)
+		fs.PrintDefaults()
+	}
+	var tf tableFlags
+	tf.register(fs)
+	posFile := fs.String("positions", "", "file of FENs, one per line")
+	random := fs.Int("random", 0, "draw this many random legal positions of the tables' materials instead")
+	seed := fs.Uint64("seed", 1, "seed for --random")
+	write := fs.String("write", "", "with --random, also write the positions to this file")
+	parallel := fs.Int("parallel", 1, "concurrent probers")
+	asJSON := fs.Bool("json", false, "print one JSON object per pass")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if (*posFile == "") == (*random == 0) || *random < 0 || *parallel < 1 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "tbprobe bench: give exactly one of --positions FILE or --random N (and --parallel ≥ 1)")
+		return 2
+	}
+	var fens []string
+	if *posFile != "" {
+		var err error
+		if fens, err = readFENs(*posFile); err != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+			return 1
+		}
+	} else {
+		ts, err := tf.open(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+			return 1
+		}
+		fens, err = randomPositions(ctx, ts, *random, *seed)
+		ts.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+			return 1
+		}
+		if *write != "" {
+			if err := os.WriteFile(*write, []byte(strings.Join(fens, "\n")+"\n"), 0o644); err != nil {
+				fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+				return 1
+			}
+		}
+	}
+	positions := make([]chess.Position, len(fens))
+	for i, fen := range fens {
+		p, err := chess.ParseFEN(fen)
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: position %d %q: %v\n", i+1, fen, err)
+			return 1
+		}
+		positions[i] = p
+	}
+	if len(positions) == 0 {
+		fmt.Fprintln(stderr, "tbprobe bench: no positions")
+		return 1
+	}
+	ts, err := tf.open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+		return 1
+	}
+	defer ts.Close()
+	code := 0
+	for _, name := range []string{"cold", "warm"} {
+		pass, firstErr := benchRun(ctx, ts, positions, *parallel)
+		pass.Name = name
+		if *asJSON {
+			b, _ := json.Marshal(pass)
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			writePass(stdout, &pass)
+		}
+		if firstErr != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: %d of %d probes failed; first: %v\n", pass.Errors, pass.Probes, firstErr)
+			code = 1
+		}
+	}
+	return code
+}
+
+// benchRun probes every position once with p workers and measures it.
+func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int) (benchPass, error) {
+	before := ts.Stats()
+	lat := make([]time.Duration, len(positions))
+	errs := make([]error, len(positions))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range p {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(positions) || ctx.Err() != nil {
+					return
+				}
+				t0 := time.Now()
+				_, err := ts.tb.Probe(ctx, &positions[i])
+				lat[i] = time.Since(t0)
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	st := ts.Stats()
+	d := metrics.Stats{
+		Requests: st.Requests - before.Requests, Bytes: st.Bytes - before.Bytes,
+		Hits: st.Hits - before.Hits, Misses: st.Misses - before.Misses,
+	}
+	pass := benchPass{Probes: len(positions), Seconds: elapsed.Seconds(),
+		Requests: d.Requests, Bytes: d.Bytes, CacheHitRate: -1}
+	var firstErr error
+	for _, err := range errs {
+		if err != nil {
+			pass.Errors++
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	if ctx.Err() != nil && firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	pass.ProbesPerSec = float64(len(positions)) / elapsed.Seconds()
+	slices.Sort(lat)
+	pass.P50Micros = float64(lat[len(lat)/2].Nanoseconds()) / 1e3
+	pass.P99Micros = float64(lat[min(len(lat)-1, len(lat)*99/100)].Nanoseconds()) / 1e3
+	if d.Hits+d.Misses > 0 {
+		pass.CacheHitRate = float64(d.Hits) / float64(d.Hits+d.Misses)
+	}
+	pass.RequestsPerPrb = float64(d.Requests) / float64(len(positions))
+	pass.BlockCacheUsed, _ = ts.tb.CacheStats()
+	return pass, firstErr
+}
+
+// writePass prints one pass for people.
+func writePass(w io.Writer, p *benchPass) {
+	hit := "n/a (no source cache)"
+	if p.CacheHitRate >= 0 {
+		hit = fmt.Sprintf("%.1f%%", 100*p.CacheHitRate)
+	}
+	fmt.Fprintf(w, "%s: %d probes (%d failed) in %.3fs: %.0f probes/s, p50 %.1fµs, p99 %.1fµs\n",
+		p.Name, p.Probes, p.Errors, p.Seconds, p.ProbesPerSec, p.P50Micros, p.P99Micros)
+	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe), %s; decoded blocks held %s\n",
+		hit, p.Requests, p.RequestsPerPrb, humanSize(p.Bytes), humanSize(p.BlockCacheUsed))
+}
+
+// readFENs reads a positions file: one FEN a line, blank lines and '#'
+// comments skipped.
+func readFENs(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var fens []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			fens = append(fens, line)
+		}
+	}
+	return fens, sc.Err()
+}
+
+// randomPositions draws n legal positions from the materials whose WDL
+// table the sources hold, a material and a colour orientation chosen
+// uniformly, pieces placed uniformly on empty squares (pawns off the back
+// ranks), either side to move, no castling or en passant. Placements the
+// rules reject (the side not to move in check, adjacent kings) are drawn
+// again. The same seed and tables give the same positions.
+func randomPositions(ctx context.Context, ts *tableSet, n int, seed uint64) ([]string, error) {
+	tables, err := findTables(ctx, ts)
+	if err != nil {
+		return nil, err
+	}
+	var mats []string
+	for _, e := range tables {
+		if e.kind == chesstb.KindWDL {
+			mats = append(mats, e.material)
+		}
+	}
+	if len(mats) == 0 {
+		return nil, errors.New("no WDL tables to draw materials from")
+	}
+	letters := map[byte]chess.PieceType{'K': chess.King, 'Q': chess.Queen, 'R': chess.Rook, 'B': chess.Bishop, 'N': chess.Knight, 'P': chess.Pawn}
+	rng := rand.New(rand.NewPCG(seed, 0x7462_7072_6f62_6521))
+	out := make([]string, 0, n)
+	for len(out) < n {
+		mat := mats[rng.IntN(len(mats))]
+		flip := rng.IntN(2) == 1
+		var board [64]chess.Piece
+		side := -1
+		ok := true
+		for i := 0; i < len(mat) && ok; i++ {
+			if mat[i] == 'K' {
+				side++
+			}
+			c := chess.Color(side)
+			if flip {
+				c = 1 - c
+			}
+			pt := letters[mat[i]]
+			for tries := 0; ; tries++ {
+				if tries == 1000 {
+					ok = false
+					break
+				}
+				sq := rng.IntN(64)
+				if board[sq] != chess.NoPiece || (pt == chess.Pawn && (sq < 8 || sq >= 56)) {
+					continue
+				}
+				board[sq] = chess.MakePiece(c, pt)
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		pos, err := chess.FromBoard(board, chess.Color(rng.IntN(2)), 0, chess.NoSquare, 0, 1)
+		if err != nil {
+			continue
+		}
+		out = append(out, pos.FEN())
+	}
+	return out, nil
+}
