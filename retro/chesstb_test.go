@@ -81,3 +81,36 @@ func chesstbValue(ctx context.Context, tb *chesstb.Tablebase, p *chess.Position)
 	}
 	return Loss(uint32(d)), nil
 }
+
+// TestSolveMaterialWithChesstbSubs solves KPK with its promotions answered
+// by the reference KQK, KRK, KBK and KNK tables instead of recursive solves,
+// and requires the same table as the recursive solve (itself compared with
+// chesstb above).
+func TestSolveMaterialWithChesstbSubs(t *testing.T) {
+	src, err := mmap.New(testenv.Shared(t, "chesstb", "full"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	tb, err := chesstb.Open(chesstb.Options{}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	sub := ProberFunc(func(ctx context.Context, p chess.Position) (Value, error) {
+		return chesstbValue(ctx, tb, &p)
+	})
+	got, err := SolveMaterial(context.Background(), "KPK", Options{Sub: sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := solved(t, "KPK")
+	if len(got.dtm) != len(want.dtm) {
+		t.Fatalf("index sizes %d and %d", len(got.dtm), len(want.dtm))
+	}
+	for i := range got.dtm {
+		if got.dtm[i] != want.dtm[i] {
+			t.Fatalf("index %d: %d with chesstb sub-tables, %d recursively", i, got.dtm[i], want.dtm[i])
+		}
+	}
+}

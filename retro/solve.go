@@ -20,6 +20,15 @@ type DTMProber interface {
 	ProbeDTM(ctx context.Context, pos chess.Position) (Value, error)
 }
 
+// ProberFunc adapts a function to DTMProber, so that any table reader (for
+// instance format/chesstb's WDL and DTM probes) can serve as Options.Sub.
+type ProberFunc func(ctx context.Context, pos chess.Position) (Value, error)
+
+// ProbeDTM calls f.
+func (f ProberFunc) ProbeDTM(ctx context.Context, pos chess.Position) (Value, error) {
+	return f(ctx, pos)
+}
+
 // Progress describes how far a SolveMaterial call has got.
 type Progress struct {
 	Material string        // the material being solved, e.g. "KQK"
