@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/s3/s3test"
+)
+
+// decodePasses parses bench --json output: a cold then a warm pass.
+func decodePasses(t testing.TB, out string) [2]benchPass {
+	t.Helper()
+	var p [2]benchPass
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want two passes, got:\n%s", out)
+	}
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &p[i]); err != nil {
+			t.Fatalf("pass %d: %v: %s", i, err, l)
+		}
+	}
+	if p[0].Name != "cold" || p[1].Name != "warm" {
+		t.Fatalf("passes %q, %q", p[0].Name, p[1].Name)
+	}
+	return p
+}
+
+// TestBenchFixtures runs bench over the built-in tables: random positions
+// are legal (every one probes without error) and reproducible from the
+// seed, and the warm pass reads nothing from the transport.
+func TestBenchFixtures(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "pos.txt")
+	res := runBin(t, "", nil, "bench", "--random", "300", "--seed", "7", "--write", file, "--json", "--parallel", "2")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	p := decodePasses(t, res.stdout)
+	for _, pass := range p {
+		if pass.Probes != 300 || pass.Errors != 0 || pass.ProbesPerSec <= 0 || pass.P99Micros < pass.P50Micros {
+			t.Errorf("%+v", pass)
+		}
+	}
+	if p[0].Requests == 0 || p[1].Requests != 0 {
+		t.Errorf("requests cold %d, warm %d: want some, then none", p[0].Requests, p[1].Requests)
+	}
+	first, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(dir, "again.txt")
+	runBin(t, "", nil, "bench", "--random", "300", "--seed", "7", "--write", again)
+	second, _ := os.ReadFile(again)
+	if !bytes.Equal(first, second) || strings.Count(string(first), "\n") != 300 {
+		t.Errorf("the same seed drew different positions")
+	}
+	res = runBin(t, "", nil, "bench", "--positions", file, "--json")
+	if res.code != 0 || decodePasses(t, res.stdout)[0].Probes != 300 {
+		t.Errorf("--positions: exit %d %s", res.code, res.stderr)
+	}
+	res = runBin(t, "", nil, "bench")
+	if res.code != 2 {
+		t.Errorf("bench without positions: exit %d, want 2", res.code)
+	}
+}
+
+// TestProbeS3 answers the fixture oracle rows through the S3 transport
+// (versitygw on loopback) and checks them as TestProbeJSONOracle does.
+func TestProbeS3(t *testing.T) {
+	root := testenv.Testdata(t, "chesstb")
+	srv, _ := s3test.ServeDir(t, root)
+	rows := readOracle(t, filepath.Join(root, "oracle", "probe.tsv"))
+	if testing.Short() {
+		rows = rows[:200]
+	}
+	var in strings.Builder
+	for _, r := range rows {
+		in.WriteString(r.fen + "\n")
+	}
+	res := runBin(t, in.String(), srv.Env(), "--json",
+		"--tables", srv.URL("tbfs", ""), "--tables", srv.URL("tbfs", "packs"))
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	objs := decodeLines(t, res.stdout)
+	if len(objs) != len(rows) {
+		t.Fatalf("%d answers for %d rows", len(objs), len(rows))
+	}
+	for i, r := range rows {
+		checkObject(t, r.where, objs[i], r.wantJSON(t, r.fen))
+	}
+}
+
+// BenchmarkBenchShipped runs tbprobe bench over the shared shipped tables
+// with 10,000 random positions (seed 1), from local files and from the S3
+// server on loopback, and reports each pass's figures. Run with
+// -benchtime=1x: one iteration is a whole cold+warm bench.
+func BenchmarkBenchShipped(b *testing.B) {
+	shipped := testenv.Shared(b, "chesstb", "shipped")
+	n := "10000"
+	posFile := filepath.Join(b.TempDir(), "pos.txt")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"bench", "--random", n, "--seed", "1", "--write", posFile,
+		"--tables", shipped, "--json"}, nil, &out, &errb); code != 0 {
+		b.Fatalf("generating positions: %s", errb.String())
+	}
+	for _, tc := range []struct {
+		name   string
+		tables func(b *testing.B) []string
+	}{
+		{"local", func(b *testing.B) []string { return []string{"--tables", shipped} }},
+		{"s3", func(b *testing.B) []string {
+			srv, url := s3test.ServeDir(b, shipped)
+			srv.Setenv(b)
+			return []string{"--tables", url}
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			tables := tc.tables(b)
+			for _, par := range []int{1, 8} {
+				b.Run("parallel-"+strconv.Itoa(par), func(b *testing.B) {
+					var p [2]benchPass
+					for b.Loop() {
+						out.Reset()
+						errb.Reset()
+						args := append([]string{"bench", "--positions", posFile, "--json", "--parallel", strconv.Itoa(par)}, tables...)
+						if code := run(context.Background(), args, nil, &out, &errb); code != 0 {
+							b.Fatalf("bench: %s", errb.String())
+						}
+						p = decodePasses(b, out.String())
+					}
+					for _, pass := range p {
+						b.Logf("%s parallel %d %s: %.0f probes/s, p50 %.1fµs, p99 %.1fµs, hit rate %.3f, %d requests (%.4f/probe), %d bytes",
+							tc.name, par, pass.Name, pass.ProbesPerSec, pass.P50Micros, pass.P99Micros, pass.CacheHitRate,
+							pass.Requests, pass.RequestsPerPrb, pass.Bytes)
+						b.ReportMetric(pass.ProbesPerSec, "probes/s-"+pass.Name)
+						b.ReportMetric(pass.RequestsPerPrb, "req/probe-"+pass.Name)
+					}
+				})
+			}
+		})
+	}
+}
