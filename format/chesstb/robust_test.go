@@ -286,7 +286,7 @@ func TestConcurrentProbes(t *testing.T) {
 	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
 	rows = sample(rows, 160)
 	if raceEnabled {
-		rows = sample(rows, 60)
+		rows = sample(rows, 25)
 	}
 	const budget = 3 << 20
 	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
@@ -327,7 +327,11 @@ func TestConcurrentProbes(t *testing.T) {
 // bytes held never pass the budget while answers stay right.
 func TestCacheBudget(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
-	rows := sample(readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false), 40)
+	n := 40
+	if raceEnabled {
+		n = 12
+	}
+	rows := sample(readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false), n)
 	for _, budget := range []int64{1, 4 << 10, 100 << 10, 1 << 20, 64 << 20} {
 		tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
 		n, _ := checkRows(t, tb, dir, rows)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tbfs/tbfs/source"
 )
@@ -48,7 +49,10 @@ type tableKey struct {
 // so a later probe tries again.
 type tableSlot struct {
 	mu   sync.Mutex
-	done bool
+	done atomic.Pointer[slotResult] // set once the outcome is final
+}
+
+type slotResult struct {
 	file *tableFile
 	err  error
 }
@@ -92,9 +96,9 @@ func (tb *Tablebase) Close() error {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	for _, s := range tb.tables {
-		if s.file != nil {
-			tb.cache.dropFile(s.file.id)
-			if err := s.file.obj.Close(); err != nil {
+		if r := s.done.Load(); r != nil && r.file != nil {
+			tb.cache.dropFile(r.file.id)
+			if err := r.file.obj.Close(); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -139,16 +143,19 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		}
 		tb.mu.Unlock()
 	}
+	if r := s.done.Load(); r != nil {
+		return r.file, r.err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done {
-		return s.file, s.err
+	if r := s.done.Load(); r != nil {
+		return r.file, r.err
 	}
 	f, err := tb.openTable(ctx, k, m)
 	if err != nil && (source.IsRetryable(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return nil, err
 	}
-	s.done, s.file, s.err = true, f, err
+	s.done.Store(&slotResult{file: f, err: err})
 	return f, err
 }
 
