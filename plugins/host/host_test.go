@@ -518,3 +518,32 @@ func TestSlowCallKeepsHealthyPlugin(t *testing.T) {
 		t.Errorf("healthy plugin was replaced: pid %d → %d, stats %+v", pid, np, st)
 	}
 }
+
+// TestCallerDeadlineDuringStart: a caller whose context ends while the
+// plugin process is still starting gets the context's error then, not
+// after StartTimeout. The plugin here is a script that runs the real plugin
+// for discovery and then never completes a handshake again.
+func TestCallerDeadlineDuringStart(t *testing.T) {
+	bin := filepath.Join(bins(t), "tbfs-source-faulty")
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started-once")
+	script := "#!/bin/sh\nif [ -e " + marker + " ]; then exec sleep 60; fi\ntouch " + marker + "\nexec " + bin + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "tbfs-source-faulty"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := host.New(host.Options{StartTimeout: 3 * time.Second})
+	defer h.Close()
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Plugin("faulty")
+	if p == nil {
+		t.Fatalf("plugin not usable: %+v", h.Infos())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := p.OpenURL(ctx, "faulty://"+t.TempDir())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("open during a start that never ends: err = %v, want the caller's deadline", err)
+	}
+}

@@ -54,6 +54,7 @@ type Plugin struct {
 	gen        uint64
 	lastFailed bool // the last process failed; the next start is a restart
 	closed     bool
+	starting   *startRound // the start in progress, if any
 
 	starts, restarts, failures, calls, callErrors atomic.Int64
 }
@@ -171,15 +172,24 @@ func (p *Plugin) refused(err error) error {
 		p.name, why, plugins.ProtocolVersion))}
 }
 
+// startRound is one start of a plugin process that callers wait for.
+type startRound struct {
+	done chan struct{}
+	err  error
+}
+
 // client returns the running process's client, starting a process if none
-// runs (or the last one exited).
+// runs (or the last one exited). A start runs on its own and is shared by
+// every caller that needs it; a caller whose ctx ends first returns the
+// context's error and leaves the start to finish for the next caller.
 func (p *Plugin) client(ctx context.Context) (*plugins.Client, uint64, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return nil, 0, source.ErrClosed
 	}
 	if p.proc != nil && !p.proc.Exited() {
+		defer p.mu.Unlock()
 		return p.rpc, p.gen, nil
 	}
 	if p.proc != nil {
@@ -187,20 +197,50 @@ func (p *Plugin) client(ctx context.Context) (*plugins.Client, uint64, error) {
 		p.stopLocked("exited")
 	}
 	if err := ctx.Err(); err != nil {
+		p.mu.Unlock()
 		return nil, 0, err
 	}
+	round := p.starting
+	if round == nil {
+		round = &startRound{done: make(chan struct{})}
+		p.starting = round
+		go p.runStart(round)
+	}
+	p.mu.Unlock()
+	select {
+	case <-round.done:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	if round.err != nil {
+		return nil, 0, round.err
+	}
+	// Started; take the new process (or whatever replaced it since).
+	return p.client(ctx)
+}
+
+// runStart starts a process for round and publishes it.
+func (p *Plugin) runStart(round *startRound) {
 	c, cmd, rpc, err := p.start()
-	if err != nil {
-		return nil, 0, err
+	p.mu.Lock()
+	p.starting = nil
+	switch {
+	case err != nil:
+		round.err = err
+	case p.closed:
+		round.err = source.ErrClosed
+		c.Kill()
+	default:
+		if p.lastFailed {
+			p.restarts.Add(1)
+			p.lastFailed = false
+			p.logger.Info("plugin restarted", "restarts", p.restarts.Load())
+		}
+		p.gen++
+		p.proc, p.cmd, p.rpc = c, cmd, rpc
 	}
-	if p.lastFailed {
-		p.restarts.Add(1)
-		p.lastFailed = false
-		p.logger.Info("plugin restarted", "restarts", p.restarts.Load())
-	}
-	p.gen++
-	p.proc, p.cmd, p.rpc = c, cmd, rpc
-	return rpc, p.gen, nil
+	p.mu.Unlock()
+	close(round.done)
 }
 
 // running returns the running process's client without starting one.
@@ -274,7 +314,13 @@ func (p *Plugin) close() {
 	c := p.proc
 	p.proc, p.cmd, p.rpc = nil, nil, nil
 	p.closed = true
+	round := p.starting
 	p.mu.Unlock()
+	if round != nil {
+		// A start in progress ends within StartTimeout and, seeing the
+		// plugin closed, stops its process; wait so none outlives Close.
+		<-round.done
+	}
 	if c != nil {
 		c.Kill()
 	}
