@@ -115,6 +115,35 @@ func TestEngineAbsentUnknown(t *testing.T) {
 	if unknown == 0 {
 		t.Error("no stored Unknown position after expanding Win parents")
 	}
+	// Every position the engine stored without being told is a parent it
+	// emitted: it must have a legal move into some expanded position, by our
+	// rules and by the independent library's.
+	var expanded []chess.Position
+	e.Each(func(p chess.Position, v Value) bool {
+		if v.Decided() {
+			expanded = append(expanded, p)
+		}
+		return true
+	})
+	checked := 0
+	e.Each(func(p chess.Position, v Value) bool {
+		if e.Seeded(p) {
+			return true
+		}
+		found, ccFound := false, false
+		for _, c := range expanded {
+			if reaches(p, c) {
+				found = true
+				ccFound = ccReaches(t, p, c)
+				break
+			}
+		}
+		if !found || !ccFound {
+			t.Errorf("%s (%v): no legal move into a proved position (chess %v, corentings %v)", p.FEN(), v, found, ccFound)
+		}
+		checked++
+		return checked < 400
+	})
 	start := chess.StartPosition()
 	if v, ok := e.Probe(start); ok {
 		t.Errorf("Probe(start) = %v, present; want absent", v)

@@ -106,22 +106,33 @@ type Options struct {
 // multiple of 64 so that no two workers share a word of a bitmap.
 const chunk = 1 << 14
 
-// solver holds the working state of one pair of materials.
+// solver holds the working state of one pair of materials: per entry the
+// value, a counter and an auxiliary byte, and one bit for the layer's
+// marks, so 3 bytes and a bit in all.
 type solver struct {
 	mats [2]model.Material
 	n    int // 1 when the material is its own twin, else 2
 	val  [2][]byte
-	// capWin holds, for an undecided entry with a capture into a lost
-	// position, one more than the shortest such loss: the distance at which
-	// the entry is a win unless a quicker win turns up first. 0 otherwise.
-	capWin  [2][]byte
-	cand    [2][]uint64 // entries to look at in the next layer
+	// cnt packs one byte per entry, four to a word so that it can be
+	// decremented atomically: the number of moves without a capture whose
+	// child is not yet known to be a win, plus noLoss when a capture
+	// already shows the entry cannot be lost (so it never reaches 0).
+	cnt [2][]uint32
+	// aux holds, for an entry with a capture into a lost position, one
+	// more than the shortest such loss: the distance at which it is a win
+	// unless a quicker win turns up first. For an entry that can still be
+	// lost it holds the longest win among its capture children.
+	aux     [2][]byte
+	cand    [2][]uint64 // entries won in the layer being decided
 	tabs    *Tables
 	workers int
 	start   time.Time
 	report  func(Progress)
 	decided atomic.Uint64
 }
+
+// noLoss is added to the counter of an entry that cannot be lost.
+const noLoss = 128
 
 // Solve computes the tables of m and of its colour-swapped twin and stores
 // both in tabs, which must already hold every table of Dependencies(m). The
@@ -147,7 +158,8 @@ func Solve(ctx context.Context, tabs *Tables, m model.Material, opts Options) er
 	for k := 0; k < s.n; k++ {
 		e := s.mats[k].Entries()
 		s.val[k] = make([]byte, e)
-		s.capWin[k] = make([]byte, e)
+		s.aux[k] = make([]byte, e)
+		s.cnt[k] = make([]uint32, (e+3)/4)
 		s.cand[k] = make([]uint64, (e+63)/64)
 	}
 	if err := s.run(ctx); err != nil {
@@ -271,11 +283,12 @@ func (t *maxTracker) get() int {
 
 func (s *solver) run(ctx context.Context) error {
 	var assigned, pending maxTracker
-	// Init: decide what the rules and the captures alone decide.
+	// Init: decide what the rules and the captures alone decide, and set
+	// up the counters.
 	var scanned atomic.Uint64
 	for k := 0; k < s.n; k++ {
 		m := s.mats[k]
-		val, capWin := s.val[k], s.capWin[k]
+		val, aux, cnt := s.val[k], s.aux[k], s.cnt[k]
 		err := s.parallel(ctx, uint64(len(val)), func(_ int, lo, hi uint64) error {
 			var mv [32]model.Move
 			var caps [32]uint8
@@ -293,7 +306,7 @@ func (s *solver) run(ctx context.Context) error {
 					continue
 				}
 				moves := p.Moves(mv[:0])
-				same, nc, minLoss, lastBlue := 0, 0, 0, false
+				same, nc, minLoss, maxWin, draw, lastBlue := 0, 0, 0, 0, false, false
 				for _, mo := range moves {
 					if mo.Capture == model.Empty {
 						same++
@@ -309,19 +322,37 @@ func (s *solver) run(ctx context.Context) error {
 					}
 					caps[nc] = t
 					nc++
-					if t != 0 && t%2 == 0 && (minLoss == 0 || int(t) < minLoss) {
-						minLoss = int(t)
+					switch {
+					case t == 0:
+						draw = true
+					case t%2 == 0:
+						if minLoss == 0 || int(t) < minLoss {
+							minLoss = int(t)
+						}
+					default:
+						maxWin = max(maxWin, int(t))
 					}
 				}
+				c := same
 				switch {
 				case lastBlue:
 					val[i] = 1
 				case same == 0:
 					val[i] = model.Backup(caps[:nc], false)
-				case minLoss > 0 && minLoss+1 <= model.Horizon:
-					capWin[i] = uint8(minLoss + 1)
-					hiCap = max(hiCap, minLoss+1)
+				case minLoss > 0:
+					c += noLoss
+					if minLoss+1 <= model.Horizon {
+						aux[i] = uint8(minLoss + 1)
+						hiCap = max(hiCap, minLoss+1)
+					}
+				case draw:
+					c += noLoss
+				default:
+					aux[i] = uint8(maxWin)
 				}
+				// Chunks are multiples of 4 entries, so no other worker
+				// touches this word now.
+				cnt[i/4] |= uint32(c) << (8 * (i % 4))
 				if val[i] != 0 {
 					hiVal = max(hiVal, int(val[i]))
 					decided++
@@ -339,27 +370,22 @@ func (s *solver) run(ctx context.Context) error {
 		s.progress("init", 0, scanned.Load())
 	}
 
-	// Layers: every entry of value d is decided in layer d, from the
-	// entries of value d-1 (their parents) and from capWin.
+	// Layers: every entry of value d is decided in layer d (or earlier,
+	// when its value is already certain), from the entries of value d-1
+	// and from aux.
 	assignments := make([][]assignment, s.workers)
 	for d := 2; d <= model.Horizon; d++ {
 		if d-1 > assigned.get() && d > pending.get() {
 			break
 		}
-		// Phase 1: mark the parents of the entries of value d-1.
-		for k := 0; k < s.n; k++ {
-			err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
-				return s.expand(k, lo, hi, uint8(d-1))
-			})
-			if err != nil {
-				return err
-			}
-		}
-		// Phase 2: decide the marked entries.
 		before := s.decided.Load()
+		// Phase 1: the parents of the entries of value d-1. After a loss
+		// they are won in d plies (marked); after a win their counters
+		// drop, and a parent whose every child is now a known win is lost
+		// (collected, as it is written only after every read).
 		for k := 0; k < s.n; k++ {
 			err := s.parallel(ctx, uint64(len(s.val[k])), func(w int, lo, hi uint64) error {
-				a, err := s.decide(k, lo, hi, d, assignments[w])
+				a, err := s.expand(k, lo, hi, d, assignments[w])
 				assignments[w] = a
 				return err
 			})
@@ -367,8 +393,18 @@ func (s *solver) run(ctx context.Context) error {
 				return err
 			}
 		}
-		// Losses were found by reading other entries, so they are written
-		// only now that no worker reads.
+		// Phase 2: write the wins of this layer.
+		if d%2 == 1 {
+			for k := 0; k < s.n; k++ {
+				err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
+					s.decideWins(k, lo, hi, d)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+		}
 		for w, as := range assignments {
 			for _, a := range as {
 				s.val[a.slot][a.idx] = a.v
@@ -386,56 +422,84 @@ func (s *solver) run(ctx context.Context) error {
 	return nil
 }
 
-// assignment is a value found in a layer, written after the layer's reads.
+// assignment is a loss found in phase 1, written after the phase's reads.
 type assignment struct {
 	slot int
 	idx  uint64
 	v    uint8
 }
 
-// expand marks the undecided parents of the entries of slot k in [lo, hi)
-// whose value is v. A parent is marked in the orientation the index stores
-// (RankOriented not mirrored), so that it is exactly an entry whose own
-// move list, computed from Unrank, reaches the child.
-func (s *solver) expand(k int, lo, hi uint64, v uint8) error {
+// expand handles the entries of slot k in [lo, hi) whose value is d-1: it
+// visits every parent move into them, in the orientation the parent's entry
+// stores, so that each move of an entry's own move list (computed from
+// Unrank) is visited exactly once, as its counter expects.
+func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assignment, error) {
+	v := uint8(d - 1)
 	val := s.val[k]
 	pk := s.other(k)
-	pval, cand := s.val[pk], s.cand[pk]
+	pval, cand, cnt, aux := s.val[pk], s.cand[pk], s.cnt[pk], s.aux[pk]
+	won := v%2 == 1
 	var buf [128]model.Position
+	visit := func(idx uint64) {
+		if pval[idx] != 0 {
+			return
+		}
+		if !won {
+			atomic.OrUint64(&cand[idx>>6], 1<<(idx&63))
+			return
+		}
+		shift := 8 * (idx % 4)
+		left := atomic.AddUint32(&cnt[idx/4], ^(uint32(1)<<shift - 1)) >> shift & 0xff
+		if left == 0 {
+			// Every child is a win: the longest is this one (d-1) or a
+			// capture's (aux).
+			if lv := max(d-1, int(aux[idx])) + 1; lv <= model.Horizon {
+				out = append(out, assignment{pk, idx, uint8(lv)})
+			}
+		}
+	}
 	for i := lo; i < hi; i++ {
 		if val[i] != v {
 			continue
 		}
 		x, err := model.Unrank(s.mats[k], i)
 		if err != nil {
-			return err
-		}
-		xs := [2]model.Position{x, x.Mirror()}
-		nx := 1
-		// The entry stands for x and its mirror image unless the observed
-		// board is its own mirror image (then the mirror image of x, if
-		// different, has an entry of its own).
-		if !symmetricObservation(x) {
-			nx = 2
+			return out, err
 		}
 		nOwn := bits.OnesCount64(x.OwnBlue | x.OwnRed)
-		for _, y := range xs[:nx] {
-			for _, q := range y.Unmoves(buf[:0]) {
-				if bits.OnesCount64(q.OppBlue|q.OppRed) != nOwn {
-					continue // a capture: the parent is in a larger material
+		// The entry stands for x and its mirror image unless the observed
+		// board is its own mirror image. In the first case the parents of
+		// the mirror image are the mirror images of x's parents, so x's
+		// parents cover both, each parent entry once per move: an
+		// asymmetric parent's entry stands for it and its image, and a
+		// parent on a symmetric board has an entry of its own and so does
+		// its image.
+		both := !symmetricObservation(x)
+		for _, q := range x.Unmoves(buf[:0]) {
+			if bits.OnesCount64(q.OppBlue|q.OppRed) != nOwn {
+				continue // a capture: the parent is in a larger material
+			}
+			_, idx, mirrored, err := model.RankOriented(q)
+			if err != nil {
+				return out, err
+			}
+			if !both {
+				if !mirrored {
+					visit(idx)
 				}
-				_, idx, mirrored, err := model.RankOriented(q)
+				continue
+			}
+			visit(idx)
+			if symmetricObservation(q) {
+				_, j, err := model.Rank(q.Mirror())
 				if err != nil {
-					return err
+					return out, err
 				}
-				if mirrored || pval[idx] != 0 {
-					continue
-				}
-				atomic.OrUint64(&cand[idx>>6], 1<<(idx&63))
+				visit(j)
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // symmetricObservation reports whether p's board with the opponent colours
@@ -445,91 +509,28 @@ func symmetricObservation(p model.Position) bool {
 	return m.OwnBlue == p.OwnBlue && m.OwnRed == p.OwnRed && m.OppBlue|m.OppRed == p.OppBlue|p.OppRed
 }
 
-// decide handles the marked and capWin entries of slot k in [lo, hi) in
-// layer d. In an odd layer every such undecided entry has a child lost in
-// d-1 plies and no quicker win, so it is won in d; it is written at once,
-// as nothing else is read in an odd layer. In an even layer an entry is
-// lost when every child is a known win, in one more ply than the longest;
-// that is appended to out.
-func (s *solver) decide(k int, lo, hi uint64, d int, out []assignment) ([]assignment, error) {
-	val, capWin, cand := s.val[k], s.capWin[k], s.cand[k]
-	odd := d%2 == 1
-	var mv [32]model.Move
+// decideWins writes the wins of odd layer d among the entries of slot k in
+// [lo, hi): the undecided entries marked in phase 1 and those whose
+// capture into a loss (aux) wins in d plies, the entries being marked only
+// after every quicker win was written.
+func (s *solver) decideWins(k int, lo, hi uint64, d int) {
+	val, aux, cand, cnt := s.val[k], s.aux[k], s.cand[k], s.cnt[k]
 	var decided uint64
 	for w := lo / 64; w < (hi+63)/64; w++ {
 		word := cand[w]
 		cand[w] = 0
-		if odd {
-			// capWin entries join the marked ones.
-			for i := w * 64; i < min(w*64+64, hi); i++ {
-				if capWin[i] == uint8(d) {
-					word |= 1 << (i & 63)
-				}
+		for i := w * 64; i < min(w*64+64, hi); i++ {
+			if aux[i] == uint8(d) && cnt[i/4]>>(8*(i%4))&0xff >= noLoss {
+				word |= 1 << (i & 63)
 			}
 		}
 		for ; word != 0; word &= word - 1 {
 			i := w*64 + uint64(bits.TrailingZeros64(word))
-			if val[i] != 0 {
-				continue
-			}
-			if odd {
+			if val[i] == 0 {
 				val[i] = uint8(d)
 				decided++
-				continue
-			}
-			v, ok, err := s.lossValue(k, i, mv[:0])
-			if err != nil {
-				return out, err
-			}
-			if ok {
-				if int(v) < d {
-					return out, fmt.Errorf("geister: internal error: %v entry %d found lost in %d plies in layer %d", s.mats[k], i, v, d)
-				}
-				out = append(out, assignment{k, i, v})
 			}
 		}
 	}
 	s.decided.Add(decided)
-	return out, nil
-}
-
-// lossValue returns the value of entry i of slot k when every child is a
-// known win (one more than the longest), and false otherwise.
-func (s *solver) lossValue(k int, i uint64, mv []model.Move) (uint8, bool, error) {
-	p, err := model.Unrank(s.mats[k], i)
-	if err != nil {
-		return 0, false, err
-	}
-	pval := s.val[s.other(k)]
-	maxWin := 0
-	moves := p.Moves(mv)
-	if len(moves) == 0 {
-		return 0, false, nil
-	}
-	for _, mo := range moves {
-		c := p.Play(mo)
-		var t uint8
-		if mo.Capture == model.Empty {
-			_, idx, err := model.Rank(c)
-			if err != nil {
-				return 0, false, err
-			}
-			t = pval[idx]
-		} else {
-			if p.CapturesLastBlue(mo) {
-				return 0, false, nil
-			}
-			if t, err = s.captureValue(c); err != nil {
-				return 0, false, err
-			}
-		}
-		if t == 0 || t%2 == 0 {
-			return 0, false, nil
-		}
-		maxWin = max(maxWin, int(t))
-	}
-	if maxWin+1 > model.Horizon {
-		return 0, false, nil
-	}
-	return uint8(maxWin + 1), true, nil
 }
