@@ -547,3 +547,29 @@ func TestCallerDeadlineDuringStart(t *testing.T) {
 		t.Fatalf("open during a start that never ends: err = %v, want the caller's deadline", err)
 	}
 }
+
+// TestCloseHungPlugin: Host.Close returns even when the plugin process is
+// hung (SIGSTOP) and cannot shut down by itself, and the process is gone.
+func TestCloseHungPlugin(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+	h := host.New(host.Options{HealthTimeout: 500 * time.Millisecond})
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Plugin("faulty")
+	src, err := p.OpenURL(context.Background(), "faulty://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	pid := p.PID()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	// Signal 0 checks for existence; a killed and reaped child is gone.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("plugin process %d still exists after Close (kill 0: %v)", pid, err)
+	}
+}

@@ -229,7 +229,7 @@ func (p *Plugin) runStart(round *startRound) {
 		round.err = err
 	case p.closed:
 		round.err = source.ErrClosed
-		c.Kill()
+		defer stopProcess(c, cmd, p.opts.HealthTimeout)
 	default:
 		if p.lastFailed {
 			p.restarts.Add(1)
@@ -311,7 +311,7 @@ func (p *Plugin) stopLocked(why string) {
 // close stops the plugin process, if one runs, and refuses further use.
 func (p *Plugin) close() {
 	p.mu.Lock()
-	c := p.proc
+	c, cmd := p.proc, p.cmd
 	p.proc, p.cmd, p.rpc = nil, nil, nil
 	p.closed = true
 	round := p.starting
@@ -322,18 +322,40 @@ func (p *Plugin) close() {
 		<-round.done
 	}
 	if c != nil {
-		c.Kill()
+		stopProcess(c, cmd, p.opts.HealthTimeout)
 	}
+}
+
+// stopProcess ends a plugin process: gracefully if it answers within
+// grace, so it can close its own connections, else by SIGKILL. go-plugin's
+// Kill alone would wait forever on a process that is hung.
+func stopProcess(c *plugin.Client, cmd *exec.Cmd, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		c.Kill()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+	}
+	<-done
 }
 
 // discover starts the plugin once to ask which schemes it serves, then
 // stops it; the plugin runs again on first use.
 func (p *Plugin) discover(ctx context.Context) error {
-	c, _, rpc, err := p.start()
+	c, cmd, rpc, err := p.start()
 	if err != nil {
 		return err
 	}
-	defer c.Kill()
+	defer stopProcess(c, cmd, p.opts.HealthTimeout)
 	ctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
 	resp, err := rpc.Schemes(ctx, &pluginpb.SchemesRequest{})
