@@ -156,6 +156,7 @@ func (s *countingServer) reads() int {
 type hostile struct {
 	pluginpb.UnimplementedSourceServer
 	size    int64
+	openErr *pluginpb.Error
 	read    func(req *pluginpb.ReadRequest) *pluginpb.ReadResponse
 	entries []*pluginpb.Entry
 
@@ -171,7 +172,7 @@ func (h *hostile) OpenObject(_ context.Context, req *pluginpb.OpenObjectRequest)
 	h.mu.Lock()
 	h.names = append(h.names, req.GetName())
 	h.mu.Unlock()
-	return &pluginpb.OpenObjectResponse{Object: 7, Size: h.size}, nil
+	return &pluginpb.OpenObjectResponse{Object: 7, Size: h.size, Error: h.openErr}, nil
 }
 
 func (h *hostile) Read(_ context.Context, req *pluginpb.ReadRequest) (*pluginpb.ReadResponse, error) {
@@ -247,7 +248,8 @@ func TestHostileReads(t *testing.T) {
 	}
 }
 
-// TestHostileOpen: a negative size is refused.
+// TestHostileOpen: a negative size is refused, and so is an end-of-object
+// answer to an open.
 func TestHostileOpen(t *testing.T) {
 	h := &hostile{size: -5}
 	src, err := openRemote(context.Background(), inProcess(t, h), "x://", "x://")
@@ -257,6 +259,11 @@ func TestHostileOpen(t *testing.T) {
 	defer src.Close()
 	if _, err := src.Open(context.Background(), "t"); !errors.Is(err, source.ErrPermanent) {
 		t.Errorf("Open with size -5: err = %v, want ErrPermanent", err)
+	}
+	h.openErr = &pluginpb.Error{Code: pluginpb.ErrorCode_END_OF_OBJECT}
+	_, err = src.Open(context.Background(), "t")
+	if !errors.Is(err, source.ErrPermanent) || errors.Is(err, io.EOF) {
+		t.Errorf("Open answered with end-of-object: err = %v, want ErrPermanent only", err)
 	}
 }
 

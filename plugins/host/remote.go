@@ -78,6 +78,17 @@ func call[T any](ctx context.Context, c conn, gen uint64, fn func(context.Contex
 	return zero, gen, source.Transient(fmt.Errorf("plugin call failed: %w", err))
 }
 
+// callError is the error a plugin answered for a whole call. The end of an
+// object is an answer only for a range; anywhere else it breaks the
+// protocol.
+func callError(e *pluginpb.Error) error {
+	err := plugins.FromError(e)
+	if err == io.EOF {
+		return source.Permanent(errors.New("plugin answered end-of-object where no range was read"))
+	}
+	return err
+}
+
 // remoteSource is the host's view of a source served by a plugin. Its
 // handle in the plugin is opened again, lazily, after a plugin restart.
 type remoteSource struct {
@@ -126,7 +137,7 @@ func (s *remoteSource) handle(ctx context.Context) (uint64, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := plugins.FromError(resp.GetError()); err != nil {
+	if err := callError(resp.GetError()); err != nil {
 		return 0, 0, err
 	}
 	s.id, s.gen = resp.GetSource(), gen
@@ -165,7 +176,7 @@ func (s *remoteSource) List(ctx context.Context, prefix string) ([]source.Entry,
 	if err != nil {
 		return fail(err)
 	}
-	if err := plugins.FromError(resp.GetError()); err != nil {
+	if err := callError(resp.GetError()); err != nil {
 		return fail(err)
 	}
 	out := make([]source.Entry, len(resp.GetEntries()))
@@ -211,7 +222,7 @@ func (s *remoteSource) Close() error {
 		// The process that held the handle is gone, and the handle with it.
 		return nil
 	}
-	if err := plugins.FromError(resp.GetError()); err != nil && !errors.Is(err, source.ErrClosed) {
+	if err := callError(resp.GetError()); err != nil && !errors.Is(err, source.ErrClosed) {
 		return &source.Error{Op: "close", URL: s.red, Err: err}
 	}
 	return nil
@@ -252,7 +263,7 @@ func (o *remoteObject) handle(ctx context.Context) (uint64, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := plugins.FromError(resp.GetError()); err != nil {
+	if err := callError(resp.GetError()); err != nil {
 		return 0, 0, err
 	}
 	size := resp.GetSize()
@@ -362,7 +373,7 @@ func (o *remoteObject) ReadRanges(ctx context.Context, rs []Range, hint source.H
 			})
 		}
 		if err == nil {
-			err = plugins.FromError(resp.GetError())
+			err = callError(resp.GetError())
 		}
 		if err == nil && len(resp.GetChunks()) != len(batch) {
 			err = source.Permanent(fmt.Errorf("plugin answered %d ranges for %d asked", len(resp.GetChunks()), len(batch)))
@@ -448,7 +459,7 @@ func (o *remoteObject) Close() error {
 	if err != nil {
 		return nil
 	}
-	if err := plugins.FromError(resp.GetError()); err != nil && !errors.Is(err, source.ErrClosed) {
+	if err := callError(resp.GetError()); err != nil && !errors.Is(err, source.ErrClosed) {
 		return &source.Error{Op: "close", Name: o.name, URL: o.s.red, Err: err}
 	}
 	return nil
