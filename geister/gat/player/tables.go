@@ -29,7 +29,8 @@ import (
 type Tables struct {
 	// TB answers the probes; nil means the heuristic alone.
 	TB *geister.Tablebase
-	// Red names the four own pieces (0..7) made red at the start.
+	// Red names the four own pieces (0..7) made red at the start; the
+	// zero value (not a valid setup) means DefaultRed.
 	Red [4]int
 	// OnError, when set, is told of table errors other than a missing
 	// table (transport failures, corrupt data); the policy then falls
@@ -40,8 +41,22 @@ type Tables struct {
 // DefaultRed is the setup Tables uses in tbprobe: the front row A..D red.
 var DefaultRed = [4]int{0, 1, 2, 3}
 
-// Setup returns t.Red.
-func (t *Tables) Setup(ctx context.Context) ([4]int, error) { return t.Red, nil }
+// Setup returns t.Red, or DefaultRed when t.Red is the zero value. Four
+// distinct pieces 0..7 are required.
+func (t *Tables) Setup(ctx context.Context) ([4]int, error) {
+	red := t.Red
+	if red == [4]int{} {
+		red = DefaultRed
+	}
+	var seen [8]bool
+	for _, i := range red {
+		if i < 0 || i > 7 || seen[i] {
+			return red, fmt.Errorf("player: red pieces %v are not four distinct pieces 0..7", red)
+		}
+		seen[i] = true
+	}
+	return red, nil
+}
 
 // Choose picks the move for b.
 func (t *Tables) Choose(ctx context.Context, b gat.Board) (Choice, error) {
