@@ -86,6 +86,7 @@ func SolveMaterial(ctx context.Context, material string, opts Options) (*Table, 
 type solver struct {
 	opts   Options
 	tables map[string]*Table // solved sub-materials, by canonical name
+	solved Tables            // the same, as a prober
 }
 
 // subMaterials lists the materials one capture or promotion away from m.
@@ -154,11 +155,11 @@ func (s *solver) subProbe(ctx context.Context, p chess.Position) (Value, error) 
 	if s.opts.Sub != nil {
 		return s.opts.Sub.ProbeDTM(ctx, p)
 	}
-	t := s.tables[materialOf(&p).canonical().String()]
-	if t == nil {
-		return Value{}, fmt.Errorf("retro: no table for %s (internal error)", p.MaterialKey())
+	v, err := s.solved.ProbeDTM(ctx, p)
+	if err != nil {
+		return Value{}, fmt.Errorf("retro: %w (internal error)", err)
 	}
-	return t.ProbeDTM(ctx, p)
+	return v, nil
 }
 
 func (s *solver) solve(ctx context.Context, m material) (*Table, error) {
@@ -194,6 +195,7 @@ func (s *solver) solve(ctx context.Context, m material) (*Table, error) {
 	}
 	t := &Table{ix: ix, dtm: st.dtm}
 	s.tables[m.String()] = t
+	s.solved = append(s.solved, t)
 	return t, nil
 }
 
@@ -523,34 +525,39 @@ func (t *Table) Probe(pos chess.Position) (Value, error) {
 	if pos.Castling() != 0 {
 		return Value{}, fmt.Errorf("%w: %s has castling rights; %s tables have none", ErrMaterial, pos.FEN(), t.Material())
 	}
-	pm := materialOf(&pos)
-	switch {
-	case pm.equal(t.ix.mat):
-	case pm.equal(t.ix.mat.mirrored()):
-		pos = pos.Mirror()
-	default:
-		return Value{}, fmt.Errorf("%w: %s is %s, not %s", ErrMaterial, pos.FEN(), pm, t.Material())
-	}
 	if pos.EnPassant() != chess.NoSquare {
 		return Value{}, fmt.Errorf("%w: %s has an en-passant capture, which %s does not index", ErrMaterial, pos.FEN(), t.Material())
 	}
-	i, ok := t.ix.index(&pos)
+	i, ok := t.lookup(&pos)
 	if !ok {
-		return Value{}, fmt.Errorf("%w: %s does not fit the %s index (internal error)", ErrMaterial, pos.FEN(), t.Material())
+		return Value{}, fmt.Errorf("%w: %s is %s, not %s", ErrMaterial, pos.FEN(), materialOf(&pos), t.Material())
 	}
-	return decodeValue(t.dtm[i], pos.FEN())
+	code := t.dtm[i]
+	if code == notPos {
+		return Value{}, fmt.Errorf("retro: %s is not a position of the %s table (internal error)", pos.FEN(), t.Material())
+	}
+	return valueOf(code), nil
 }
 
-func decodeValue(v uint16, fen string) (Value, error) {
-	switch {
-	case v == notPos:
-		return Value{}, fmt.Errorf("retro: %s is not a position of the table (internal error)", fen)
-	case v == undecided:
-		return Draw, nil
-	case (v-1)%2 == 1:
-		return Win(uint32(v - 1)), nil
+// lookup returns pos's index, trying the colour-flipped position when pos
+// has the material the other way round; false when neither fits.
+func (t *Table) lookup(pos *chess.Position) (int64, bool) {
+	if i, ok := t.ix.index(pos); ok {
+		return i, true
 	}
-	return Loss(uint32(v - 1)), nil
+	m := pos.Mirror()
+	return t.ix.index(&m)
+}
+
+// valueOf decodes a stored code other than notPos.
+func valueOf(v uint16) Value {
+	switch {
+	case v == undecided:
+		return Draw
+	case (v-1)%2 == 1:
+		return Win(uint32(v - 1))
+	}
+	return Loss(uint32(v - 1))
 }
 
 // ProbeDTM is Probe with a context, so that a Table can serve as the Sub
@@ -574,8 +581,7 @@ func (t *Table) Each(f func(pos chess.Position, v Value) bool) {
 		if err != nil {
 			continue
 		}
-		v, _ := decodeValue(code, "")
-		if !f(p, v) {
+		if !f(p, valueOf(code)) {
 			return
 		}
 	}
@@ -617,11 +623,10 @@ func (ts Tables) ProbeDTM(ctx context.Context, pos chess.Position) (Value, error
 	if bareKings(&pos) {
 		return Draw, nil
 	}
-	pm := materialOf(&pos)
 	for _, t := range ts {
-		if pm.equal(t.ix.mat) || pm.equal(t.ix.mat.mirrored()) {
+		if _, ok := t.lookup(&pos); ok {
 			return t.ProbeDTM(ctx, pos)
 		}
 	}
-	return Value{}, fmt.Errorf("%w: no table for %s", ErrMaterial, pm)
+	return Value{}, fmt.Errorf("%w: no table for %s", ErrMaterial, materialOf(&pos))
 }
