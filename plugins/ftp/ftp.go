@@ -70,18 +70,32 @@ func Open(ctx context.Context, u *url.URL) (source.Source, error) {
 	fail := func(err error) (source.Source, error) {
 		return nil, &source.Error{Op: "open source", URL: red, Err: err}
 	}
+	s, err := newSource(u)
+	if err != nil {
+		return fail(err)
+	}
+	c, err := s.get(ctx, true)
+	if err != nil {
+		return fail(err)
+	}
+	s.put(c, nil)
+	return s, nil
+}
+
+// newSource checks an ftp URL and makes the Source for it, not connected.
+func newSource(u *url.URL) (*Source, error) {
 	if u.Scheme != Scheme {
-		return fail(source.Invalid("scheme %q is not ftp", u.Scheme))
+		return nil, source.Invalid("scheme %q is not ftp", u.Scheme)
 	}
-	if u.Host == "" {
-		return fail(source.Invalid("ftp URL has no host"))
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, source.Invalid("ftp URL has no host")
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return fail(source.Invalid("ftp URL takes no query or fragment"))
+	if u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return nil, source.Invalid("ftp URL takes no query, fragment or opaque part")
 	}
 	root := path.Clean("/" + u.Path)
-	if strings.ContainsAny(root, "\r\n\x00") {
-		return fail(source.Invalid("ftp URL path has a control character"))
+	if strings.ContainsFunc(root, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, source.Invalid("ftp URL path has a control character")
 	}
 	addr := u.Host
 	if u.Port() == "" {
@@ -92,19 +106,17 @@ func Open(ctx context.Context, u *url.URL) (source.Source, error) {
 		user:    "anonymous",
 		pass:    "anonymous",
 		root:    strings.TrimSuffix(root, "/"),
-		red:     red,
+		red:     source.Redact(u),
 		timeout: DefaultTimeout,
 		slots:   make(chan struct{}, DefaultMaxConns),
 	}
 	if u.User != nil {
 		s.user = u.User.Username()
 		s.pass, _ = u.User.Password()
+		if strings.ContainsAny(s.user+s.pass, "\r\n") {
+			return nil, source.Invalid("ftp URL credentials contain a line break")
+		}
 	}
-	c, err := s.get(ctx, true)
-	if err != nil {
-		return fail(err)
-	}
-	s.put(c, nil)
 	return s, nil
 }
 
