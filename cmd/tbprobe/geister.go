@@ -65,6 +65,9 @@ func (u *urlList) Set(s string) error { *u = append(*u, s); return nil }
 // was answered, 1 when some could not be (bad board, missing or corrupt
 // table), 2 for a usage error or tables that cannot be opened at all.
 func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "build" {
+		return runGeisterBuild(ctx, args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("geister", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {

@@ -449,7 +449,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 			return
 		}
 		shift := 8 * (idx % 4)
-		left := atomic.AddUint32(&cnt[idx/4], ^(uint32(1)<<shift - 1)) >> shift & 0xff
+		left := atomic.AddUint32(&cnt[idx/4], ^(uint32(1)<<shift-1)) >> shift & 0xff
 		if left == 0 {
 			// Every child is a win: the longest is this one (d-1) or a
 			// capture's (aux).
