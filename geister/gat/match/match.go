@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/tbfs/tbfs/format/geister"
@@ -90,9 +91,10 @@ func Run(ctx context.Context, first, second net.Listener, opts Options) (*Result
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	m := &matchRun{opts: opts, log: opts.Log}
-	if m.log == nil {
-		m.log = io.Discard
+	m := &matchRun{opts: opts, log: io.Discard}
+	if opts.Log != nil {
+		// Both players' setups are read at once and both log.
+		m.log = &lockedWriter{w: opts.Log}
 	}
 	players, err := m.connect(ctx, [2]net.Listener{first, second})
 	if err != nil {
@@ -143,6 +145,18 @@ func Run(ctx context.Context, first, second net.Listener, opts Options) (*Result
 		fin.Records = res.Records
 	}
 	return fin, err
+}
+
+// lockedWriter serialises writes to the match log.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // matchRun is the state of one Run.
