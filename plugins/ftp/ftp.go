@@ -489,7 +489,11 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, _ source.Hint)
 		cerr := resp.Close()
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return source.Permanent(fmt.Errorf("file ended at %d, inside its size %d", off+int64(n), o.size))
+				// The data connection closing is FTP's only end-of-file
+				// signal, so a transfer cut short looks the same as a
+				// file that shrank; like the HTTP transport's short body,
+				// it is worth one more try, which the retry layer bounds.
+				return source.Transient(fmt.Errorf("transfer ended at %d, inside the file's size %d", off+int64(n), o.size))
 			}
 			return err
 		}

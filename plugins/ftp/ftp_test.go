@@ -160,3 +160,37 @@ func TestConnectionReuse(t *testing.T) {
 		t.Errorf("no new connection after the drop (%d before, %d after)", before, n)
 	}
 }
+
+// TestFileShrankAfterOpen: the file is cut short on the server after its
+// size was read; a read of bytes that no longer exist fails with
+// ErrTransient and returns nothing, rather than a short read passed off
+// as the end of the object.
+func TestFileShrankAfterOpen(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 10000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := openURL(t, ftptest.URL(ftptest.Serve(t, dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	obj, err := src.Open(context.Background(), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	if err := os.Truncate(p, 5000); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1000)
+	n, err := obj.ReadAt(context.Background(), buf, 4500, source.HintData)
+	if !errors.Is(err, source.ErrTransient) || n != 0 {
+		t.Errorf("read across the new end: n=%d err=%v, want 0, ErrTransient", n, err)
+	}
+	n, err = obj.ReadAt(context.Background(), buf, 1000, source.HintData)
+	if err != nil || n != len(buf) {
+		t.Errorf("read inside the remaining part: n=%d err=%v", n, err)
+	}
+}
