@@ -68,6 +68,12 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if len(args) > 0 && args[0] == "build" {
 		return runGeisterBuild(ctx, args[1:], stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "play" {
+		return runGeisterPlay(ctx, args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "serve" {
+		return runGeisterServe(ctx, args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("geister", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
