@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// A match through the command line: tbprobe geister serve on loopback and
+// two tbprobe geister play clients with the committed id000 table, from a
+// one-blue-one-red-a-side setup. The arbiter is the protocol: the game ends
+// with one client told WON and the other LST, or both DRW.
+func TestGeisterPlayServe(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pr, pw := io.Pipe()
+	var serveErr bytes.Buffer
+	served := make(chan int, 1)
+	setup := "12B99b99b99b44R99r99r99r" + "31b99b99b99b23r99r99r99r"
+	go func() {
+		code := runGeisterServe(ctx, []string{"--listen", "127.0.0.1:0", "--listen2", "127.0.0.1:0", "--matches", "1",
+			"--setup", setup, "--timeout", "20s"}, nil, pw, &serveErr)
+		pw.Close()
+		served <- code
+	}()
+	br := bufio.NewReader(pr)
+	var addrs [2]string
+	for i, prefix := range []string{"first player: ", "second player: "} {
+		line, err := br.ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, prefix) {
+			t.Fatalf("serve printed %q, %v (stderr %s)", line, err, serveErr.String())
+		}
+		addrs[i] = strings.TrimSpace(strings.TrimPrefix(line, prefix))
+	}
+	logc := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(br)
+		logc <- string(b)
+	}()
+	type played struct {
+		code   int
+		stdout string
+		stderr string
+	}
+	results := make(chan played, 2)
+	for _, addr := range addrs {
+		go func() {
+			var out, errb bytes.Buffer
+			code := runGeisterPlay(ctx, []string{"--server", addr, "--tables", testenv.Testdata(t, "geister"), "--timeout", "30s"}, nil, &out, &errb)
+			results <- played{code, out.String(), errb.String()}
+		}()
+	}
+	var verdicts []string
+	for range 2 {
+		p := <-results
+		if p.code != 0 {
+			t.Fatalf("play exit %d, stderr %s", p.code, p.stderr)
+		}
+		i := strings.Index(p.stdout, "result: ")
+		if i < 0 {
+			t.Fatalf("play output has no result:\n%s", p.stdout)
+		}
+		verdicts = append(verdicts, p.stdout[i+8:i+11])
+	}
+	if code := <-served; code != 0 {
+		t.Fatalf("serve exit %d, stderr %s", code, serveErr.String())
+	}
+	log := <-logc
+	v := verdicts[0] + verdicts[1]
+	if v != "WONLST" && v != "LSTWON" && v != "DRWDRW" {
+		t.Fatalf("clients told %v\nlog:\n%s", verdicts, log)
+	}
+	if !strings.Contains(log, "match 1: ") || !strings.Contains(log, "final board") {
+		t.Errorf("match log:\n%s", log)
+	}
+}
+
+// Usage errors exit 2; a server that is not there exits 1 with a message.
+func TestGeisterPlayServeErrors(t *testing.T) {
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		name string
+		run  func(context.Context, []string, io.Reader, io.Writer, io.Writer) int
+		args []string
+		code int
+		msg  string
+	}{
+		{"play without server", runGeisterPlay, nil, 2, "--server"},
+		{"play bad red", runGeisterPlay, []string{"--server", gone, "--red", "ABCA"}, 2, "--red"},
+		{"play no server there", runGeisterPlay, []string{"--server", gone, "--tables", testenv.Testdata(t, "geister")}, 1, "refused"},
+		{"serve bad setup", runGeisterServe, []string{"--listen", "127.0.0.1:0", "--setup", "xx"}, 2, "--setup"},
+		{"serve bad listen", runGeisterServe, []string{"--listen", "nonsense"}, 2, "--listen"},
+		{"serve stray argument", runGeisterServe, []string{"extra"}, 2, "bad arguments"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := tc.run(ctx, tc.args, nil, &out, &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.msg) {
+				t.Fatalf("exit %d, stderr %q; want %d mentioning %q", code, errb.String(), tc.code, tc.msg)
+			}
+		})
+	}
+}
