@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/match"
+	"github.com/tbfs/tbfs/internal/testenv"
 )
 
 // client is a scripted test client.
@@ -259,5 +262,49 @@ func TestBadSetup(t *testing.T) {
 	_, err := match.Run(context.Background(), nil, nil, match.Options{Setup: "nonsense"})
 	if !errors.Is(err, gat.ErrSyntax) {
 		t.Fatalf("Run = %v, want ErrSyntax", err)
+	}
+}
+
+// TestTranscripts replays the hand-written exchanges in testdata/gat
+// against the server, as both clients.
+func TestTranscripts(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(testenv.Testdata(t, "gat"), "*.txt"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var setup string
+			var steps []string
+			for _, line := range strings.Split(string(data), "\n") {
+				switch {
+				case line == "", strings.HasPrefix(line, "#"):
+				case strings.HasPrefix(line, "setup "):
+					setup = strings.TrimPrefix(line, "setup ")
+				default:
+					steps = append(steps, line)
+				}
+			}
+			a1, a2, res, _ := server(t, match.Options{Setup: setup})
+			clients := [2]*client{dial(t, a1), dial(t, a2)}
+			for _, s := range steps {
+				if len(s) < 3 || (s[0] != '1' && s[0] != '2') || (s[1] != '<' && s[1] != '>') {
+					t.Fatalf("bad transcript line %q", s)
+				}
+				c := clients[s[0]-'1']
+				if s[1] == '<' {
+					c.expect(strings.TrimSpace(s[2:]))
+				} else {
+					c.send(strings.TrimSpace(s[2:]))
+				}
+			}
+			if r := <-res; r == nil {
+				t.Fatal("no result")
+			}
+		})
 	}
 }
