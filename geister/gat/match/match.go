@@ -174,10 +174,13 @@ func (m *matchRun) connect(ctx context.Context, ls [2]net.Listener) ([2]*player,
 		p   *player
 		err error
 	}
+	// A failing listener stops the wait for the other client too.
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	ch := make(chan accepted, 2)
 	for i, l := range ls {
 		go func() {
-			p, err := m.accept(ctx, l, i)
+			p, err := m.accept(actx, l, i)
 			ch <- accepted{i, p, err}
 		}()
 	}
@@ -186,6 +189,7 @@ func (m *matchRun) connect(ctx context.Context, ls [2]net.Listener) ([2]*player,
 	for range ls {
 		a := <-ch
 		if a.err != nil {
+			cancel()
 			errs = append(errs, a.err)
 			continue
 		}
