@@ -80,6 +80,16 @@ var benchMetrics = []struct {
 		_, err := tb.Probe(ctx, pos)
 		return err
 	}},
+	{"wdl+dtz+dtm", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {
+		// The three metrics this reader core answers, without the packs.
+		n, _, done, err := tb.root(ctx, pos)
+		if err != nil || done {
+			return err
+		}
+		p := &prober{ctx: ctx, tb: tb}
+		_, err = p.probeImpl(&n, wantDTZ|wantDTM, 0)
+		return err
+	}},
 	{"wdl", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {
 		_, err := tb.WDL(ctx, pos)
 		return err

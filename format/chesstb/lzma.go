@@ -173,11 +173,36 @@ func (z *lzmaDecoder) directBits(n uint) uint32 {
 	return res
 }
 
+// tree decodes a bits-wide symbol MSB first. Like the literal loops it
+// keeps the coder in locals, the hot path of the whole decoder.
 func (z *lzmaDecoder) tree(probs []uint16, bits uint) uint32 {
+	rng, cod, inp, in := z.rng, z.cod, z.inp, z.in
 	m := uint32(1)
 	for range bits {
-		m = m<<1 | z.decodeBit(&probs[m])
+		if rng < lzmaTopValue {
+			rng <<= 8
+			var b byte
+			if inp < len(in) {
+				b = in[inp]
+			}
+			inp++
+			cod = cod<<8 | uint32(b)
+		}
+		pp := &probs[m&uint32(len(probs)-1)]
+		v := uint32(*pp)
+		bound := (rng >> 11) * v
+		if cod < bound {
+			rng = bound
+			*pp = uint16(v + (lzmaBitModelTotal-v)>>lzmaMoveBits)
+			m <<= 1
+		} else {
+			rng -= bound
+			cod -= bound
+			*pp = uint16(v - v>>lzmaMoveBits)
+			m = m<<1 | 1
+		}
 	}
+	z.rng, z.cod, z.inp = rng, cod, inp
 	return m - 1<<bits
 }
 
