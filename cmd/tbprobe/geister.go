@@ -33,6 +33,9 @@ child's side to move.
 
 --tables may be given several times (searched in order); the default is the
 fixtures in the repository's testdata/geister.
+
+Play over the GAT protocol (docs/gat.md): "tbprobe geister play -h" (a
+client driven by the tables) and "tbprobe geister serve -h" (a match server).
 `
 
 // geisterMoveJSON is one move of tbprobe geister --json --children.
