@@ -21,6 +21,11 @@ var ErrInconsistent = errors.New("geister: table entry breaks the consistency ru
 // colouring and its mirror image, which the obsblk layout stores apart.
 // It returns the first failures found, joined, or nil.
 func Check(ctx context.Context, tabs *Tables, m model.Material, workers int) error {
+	return checkRange(ctx, tabs, m, 0, m.Entries(), workers)
+}
+
+// checkRange is Check over the entries [from, to) only.
+func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to uint64, workers int) error {
 	vals, ok := tabs.Get(m)
 	if !ok {
 		return fmt.Errorf("%w: %v", ErrMissingTable, m)
@@ -33,7 +38,12 @@ func Check(ctx context.Context, tabs *Tables, m model.Material, workers int) err
 		workers = runtime.GOMAXPROCS(0)
 	}
 	s := &solver{tabs: tabs, workers: workers}
-	return s.parallel(ctx, uint64(len(vals)), func(_ int, lo, hi uint64) error {
+	to = min(to, uint64(len(vals)))
+	if from >= to {
+		return nil
+	}
+	return s.parallel(ctx, to-from, func(_ int, lo, hi uint64) error {
+		lo, hi = lo+from, hi+from
 		var mv [32]model.Move
 		var ts [32]uint8
 		for i := lo; i < hi; i++ {
