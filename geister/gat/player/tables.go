@@ -118,7 +118,14 @@ func fromTables(b gat.Board, ov *geister.ObservationValues) (Choice, bool) {
 		if i < 0 || i >= 8 {
 			return Choice{}, false
 		}
-		return Choice{Piece: i, Dir: mv.Dir, Reason: reason, Detail: summary}, true
+		detail := summary
+		for _, ms := range ov.Moves {
+			if ms.From == mv.From && ms.Dir == mv.Dir {
+				detail += fmt.Sprintf("; this move wins %d of them (longest win %d plies), draws %d, loses %d (quickest loss %d plies)",
+					ms.Wins, ms.MaxWin, ms.Draws, ms.Losses, ms.MinLoss)
+			}
+		}
+		return Choice{Piece: i, Dir: mv.Dir, Reason: reason, Detail: detail}, true
 	}
 	if c, ok := pick(ov.BestInAll, ReasonBestInAll); ok {
 		return c, true
