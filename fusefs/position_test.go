@@ -93,13 +93,16 @@ func readValue(t *testing.T, p string) (int, bool) {
 
 // checkPosition reads row's position through the mount in one path form
 // (rotating through views and forms by k) and compares with the row.
-func checkPosition(t *testing.T, mnt string, r oracleRow, k int, noDTZFile bool) {
+// A value the reference printed may be missing only when tables (the
+// folder the mount serves) has no file for that metric and material.
+func checkPosition(t *testing.T, mnt string, r oracleRow, k int, tables string) {
 	t.Helper()
 	wdl, dtz, dtm := r.want(t)
 	form := pathForms[k%len(pathForms)]
 	rel := form.path(r.fen)
 	where := fmt.Sprintf("%s (%s)", r.where, form.name)
-	switch (k / len(pathForms)) % 5 {
+	wantDTC, wantDTM50 := r.wantDTC(t)
+	switch (k / len(pathForms)) % numViews {
 	case 0: // the human text
 		b, err := os.ReadFile(filepath.Join(mnt, "chess", rel))
 		if err != nil {
@@ -149,32 +152,73 @@ func checkPosition(t *testing.T, mnt string, r oracleRow, k int, noDTZFile bool)
 			t.Errorf("%s: dtz/ = %d where the reference has none", where, got)
 		case dtz != nil && ok && got != *dtz:
 			t.Errorf("%s: dtz/ = %d, want %d", where, got, *dtz)
-		case dtz != nil && !ok && !noDTZFile:
+		case dtz != nil && !ok && !noFile(tables, "dtz", r.fen):
 			t.Errorf("%s: dtz/ missing, reference %d", where, *dtz)
 		}
 	case 4:
 		got, ok := readValue(t, filepath.Join(mnt, "dtm", rel))
 		switch {
-		case dtm == nil && ok && got != 0:
+		case dtm == nil && ok && !(got == 0 && checkmated(r.fen)):
 			t.Errorf("%s: dtm/ = %d where the reference has none", where, got)
-		case dtm != nil && (!ok || got != *dtm):
-			t.Errorf("%s: dtm/ = %d (present %v), want %d", where, got, ok, *dtm)
+		case dtm != nil && ok && got != *dtm:
+			t.Errorf("%s: dtm/ = %d, want %d", where, got, *dtm)
+		case dtm != nil && !ok && !noFile(tables, "dtm", r.fen):
+			t.Errorf("%s: dtm/ missing, reference %d", where, *dtm)
+		}
+	case 5:
+		got, ok := readValue(t, filepath.Join(mnt, "dtm50", rel))
+		switch {
+		case wantDTM50 == nil && ok && !(got == 0 && checkmated(r.fen)):
+			// By the rules a side already checkmated is mated in 0 plies,
+			// which needs no table; any other value does.
+			t.Errorf("%s: dtm50/ = %d where the reference has none", where, got)
+		case wantDTM50 != nil && ok && got != *wantDTM50:
+			t.Errorf("%s: dtm50/ = %d, want %d", where, got, *wantDTM50)
+		case wantDTM50 != nil && !ok && !noFile(tables, "dtm50", r.fen):
+			t.Errorf("%s: dtm50/ missing, reference %d", where, *wantDTM50)
+		}
+	case 6:
+		b, err := os.ReadFile(filepath.Join(mnt, "dtc", rel))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			if wantDTC != nil && !noFile(tables, "dtc", r.fen) && !noFile(tables, "dtz", r.fen) {
+				t.Errorf("%s: dtc/ missing, reference %v", where, *wantDTC)
+			}
+		case err != nil:
+			t.Errorf("%s: dtc/: %v", where, err)
+		case wantDTC == nil:
+			t.Errorf("%s: dtc/ = %q where the reference has none", where, b)
+		case string(b) != fmt.Sprintf("%d %d\n", wantDTC[0], wantDTC[1]):
+			t.Errorf("%s: dtc/ = %q, want pushes %d plies %d", where, b, wantDTC[0], wantDTC[1])
 		}
 	}
 }
 
-func noDTZFile(dir, fen string) bool {
+func checkmated(fen string) bool {
+	pos, err := chess.ParseFEN(fen)
+	return err == nil && pos.IsCheckmate()
+}
+
+// numViews is how many views checkPosition rotates through.
+const numViews = 7
+
+// noFile reports whether dir lacks the table file of kind (its folder
+// name, which is also the extension after "lz") for the FEN's material.
+// An empty dir means every table is expected.
+func noFile(dir, kind, fen string) bool {
+	if dir == "" {
+		return false
+	}
 	pos, err := chess.ParseFEN(fen)
 	if err != nil {
 		return false
 	}
 	// The reference names tables by canonical material, stronger side
-	// first, which is the key without "v" when White is stronger; either
-	// orientation's file counts.
-	key := strings.Replace(pos.MaterialKey(), "v", "", 1)
+	// first; either orientation's file counts.
 	w, b, _ := strings.Cut(pos.MaterialKey(), "v")
-	for _, name := range []string{key, b + w} {
-		if _, err := os.Stat(filepath.Join(dir, "dtz", name+".lzdtz")); err == nil {
+	ext := map[string]string{"dtz": ".lzdtz", "dtm": ".lzdtm", "dtm50": ".lzdtm50", "dtc": ".lzdtc"}[kind]
+	for _, name := range []string{w + b, b + w} {
+		if _, err := os.Stat(filepath.Join(dir, kind, name+ext)); err == nil {
 			return false
 		}
 	}
@@ -196,7 +240,7 @@ func TestPositionsOracle(t *testing.T) {
 					if !timeLeft(t) {
 						t.Fatalf("stopped after %d rows: the test deadline is near", k)
 					}
-					checkPosition(t, mnt, r, k, noDTZFile(set.tables, r.fen))
+					checkPosition(t, mnt, r, k, set.tables)
 					k++
 				}
 			}
@@ -382,7 +426,7 @@ func TestProbeFault(t *testing.T) {
 	if !ok1 || !ok2 {
 		t.Fatalf("fixture oracle lacks decisive KQK or KRKR rows")
 	}
-	checkPosition(t, mnt, healthy, 2*len(pathForms), false) // wdl/ view
+	checkPosition(t, mnt, healthy, 2*len(pathForms), dir) // wdl/ view
 	src.fail.Store(true)
 	// KRKR's tables were never opened, so its answer needs the transport.
 	p := filepath.Join(mnt, "dtm", strings.ReplaceAll(later.fen, " ", "_"))
@@ -399,8 +443,8 @@ func TestProbeFault(t *testing.T) {
 		t.Errorf(".stats while failing: %+v", s)
 	}
 	src.fail.Store(false)
-	for k := range 5 * len(pathForms) {
-		checkPosition(t, mnt, later, k, false)
+	for k := range numViews * len(pathForms) {
+		checkPosition(t, mnt, later, k, dir)
 	}
 	if s := f.Stats(); s.ProbeErrors < 2 || s.Probes == 0 {
 		t.Errorf("stats: %+v", s)
@@ -438,7 +482,7 @@ func TestConcurrentReaders(t *testing.T) {
 					return
 				}
 				r := rows[rng.IntN(len(rows))]
-				checkPosition(t, mnt, r, rng.IntN(5*len(pathForms)), noDTZFile(set.tables, r.fen))
+				checkPosition(t, mnt, r, rng.IntN(numViews*len(pathForms)), set.tables)
 			}
 		}()
 	}

@@ -159,3 +159,38 @@ func timeLeft(t *testing.T) bool {
 	d, ok := t.Deadline()
 	return !ok || time.Until(d) > time.Minute
 }
+
+// wantDTC returns the row's DTC ("CLASS/order/value") as pushes and signed
+// plies, and its DTM50 ("CLASS/value") signed, nil where the reference
+// printed nothing. The class gives the sign: WIN +, LOSE -, DRAW 0.
+func (r oracleRow) wantDTC(t testing.TB) (dtc *[2]int, dtm50 *int) {
+	t.Helper()
+	classSign := map[string]int{"WIN": 1, "LOSE": -1, "DRAW": 0}
+	if r.dtc != "" {
+		f := strings.Split(r.dtc, "/")
+		sign, ok := classSign[f[0]]
+		if len(f) != 3 || !ok {
+			t.Fatalf("%s: dtc %q", r.where, r.dtc)
+		}
+		pushes, err1 := strconv.Atoi(f[1])
+		plies, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: dtc %q", r.where, r.dtc)
+		}
+		dtc = &[2]int{pushes, sign * plies}
+	}
+	if r.dtm50 != "" {
+		f := strings.Split(r.dtm50, "/")
+		sign, ok := classSign[f[0]]
+		if len(f) != 2 || !ok {
+			t.Fatalf("%s: dtm50 %q", r.where, r.dtm50)
+		}
+		v, err := strconv.Atoi(f[1])
+		if err != nil {
+			t.Fatalf("%s: dtm50 %q", r.where, r.dtm50)
+		}
+		v *= sign
+		dtm50 = &v
+	}
+	return dtc, dtm50
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -62,10 +60,11 @@ func decode(t *testing.T, b []byte) decoded {
 }
 
 // checkValues compares one object's value keys with an oracle row.
-// noDTZFile says the tables lack the material's DTZ file, so a DTZ the
-// reference printed may be missing (shipped KNNKP keeps its DTZ only inside
-// its DTC pack).
-func checkValues(t *testing.T, where string, d decoded, r oracleRow, allowed map[string]bool, noDTZFile bool) {
+// noTable says no table for the metric exists in the set (the fixtures
+// ship DTM50 and DTC for a few materials only), so a value the reference
+// printed may be missing; a value present must always equal the
+// reference's.
+func checkValues(t *testing.T, where string, d decoded, r oracleRow, allowed map[string]bool, noTable func(render.Metric) bool) {
 	t.Helper()
 	for k := range d {
 		if !allowed[k] {
@@ -92,13 +91,28 @@ func checkValues(t *testing.T, where string, d decoded, r oracleRow, allowed map
 	}
 	intKey("dtz", dtz)
 	intKey("dtm", dtm)
+	wantDTC, wantDTM50 := r.wantDTC(t)
+	intKey("dtm50", wantDTM50)
+	if wantDTM50 != nil {
+		if _, ok := d["dtm50"]; !ok && !noTable(render.MetricDTM50) {
+			t.Errorf("%s: dtm50 missing, reference %d", where, *wantDTM50)
+		}
+	}
+	switch got, present := d["dtc"].(map[string]any); {
+	case present && wantDTC == nil:
+		t.Errorf("%s: dtc = %v where the reference has none", where, got)
+	case present && (got["pushes"] != float64(wantDTC[0]) || got["plies"] != float64(wantDTC[1])):
+		t.Errorf("%s: dtc = %v, want pushes %d plies %d", where, got, wantDTC[0], wantDTC[1])
+	case !present && wantDTC != nil && !noTable(render.MetricDTC):
+		t.Errorf("%s: dtc missing, reference %v", where, *wantDTC)
+	}
 	if dtm != nil {
-		if _, ok := d["dtm"]; !ok {
+		if _, ok := d["dtm"]; !ok && !noTable(render.MetricDTM) {
 			t.Errorf("%s: dtm missing, reference %d", where, *dtm)
 		}
 	}
 	if dtz != nil {
-		if _, ok := d["dtz"]; !ok && !noDTZFile {
+		if _, ok := d["dtz"]; !ok && !noTable(render.MetricDTZ) {
 			t.Errorf("%s: dtz missing, reference %d", where, *dtz)
 		}
 	}
@@ -132,7 +146,7 @@ func TestCollectOracle(t *testing.T) {
 					if _, ok := d["moves"]; ok {
 						t.Errorf("%s: moves present without children", r.where)
 					}
-					checkValues(t, r.where, d, r, reportKeys, noDTZFile(set.tables, rep.Material))
+					checkValues(t, r.where, d, r, reportKeys, noTableIn(rep.Unavailable))
 					lines := humanLines(render.Text(rep))
 					wdl, _, _ := r.want(t)
 					if lines["fen"] != pos.FEN() || lines["category"] != categoryName[wdl] || lines["WDL"] != strconv.Itoa(wdl) {
@@ -202,7 +216,8 @@ func TestCollectChildren(t *testing.T) {
 			where := r.where + " " + uci
 			child := pos.Play(mustMove(t, &pos, uci))
 			cres, _ := tb.Probe(ctx, &child)
-			checkValues(t, where, decoded(mv), r, moveKeys, noDTZFile(set.tables, cres.Material))
+			_, un := render.FromResult(&cres)
+			checkValues(t, where, decoded(mv), r, moveKeys, noTableIn(un))
 			w, _, _ := r.want(t)
 			if -w > prev {
 				t.Errorf("%s: move %d (%s) is better for the mover than an earlier one", fen, i, uci)
@@ -241,9 +256,10 @@ func humanLines(b []byte) map[string]string {
 	return out
 }
 
-func noDTZFile(dir, material string) bool {
-	_, err := os.Stat(filepath.Join(dir, "dtz", material+".lzdtz"))
-	return err != nil
+// noTableIn reads a report's reasons: a metric may be missing only when the
+// prober found no table for it.
+func noTableIn(un map[render.Metric]string) func(render.Metric) bool {
+	return func(m render.Metric) bool { return strings.Contains(un[m], "table not found") }
 }
 
 func mustMove(t *testing.T, pos *chess.Position, uci string) chess.Move {
