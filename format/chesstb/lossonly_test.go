@@ -64,7 +64,10 @@ func TestLossOnlyStandalone(t *testing.T) {
 			sel = append(sel, r)
 		}
 	}
-	if testing.Short() || packRace {
+	switch {
+	case packRace:
+		sel = sample(sel, 60)
+	case testing.Short():
 		sel = sample(sel, 300)
 	}
 	ctx := context.Background()

@@ -45,7 +45,7 @@ func TestDecodeReferenceFiles(t *testing.T) {
 		// the small files.
 		var small []string
 		for _, f := range files {
-			if st, err := os.Stat(f); err == nil && st.Size() < 120<<10 {
+			if st, err := os.Stat(f); err == nil && st.Size() < 40<<10 {
 				small = append(small, f)
 			}
 		}
