@@ -137,9 +137,12 @@ func TestProveMateOracle(t *testing.T) {
 	rows := readOracle(t, "probe.tsv")
 	seen := map[string]bool{}
 	checked := 0
-	for _, r := range rows {
+	for i, r := range rows {
 		if r.dtm < 0 || r.wdl == "" {
 			continue // no DTM for this material
+		}
+		if raceEnabled && (i/7)%4 != 0 {
+			continue // a quarter of the positions (seven clocks each) under -race
 		}
 		pos := mustFEN(t, r.fen)
 		if pos.Occupied().Count() > 4 {
