@@ -92,7 +92,13 @@ type oracleRow struct {
 
 func readOracle(t testing.TB, name string) []oracleRow {
 	t.Helper()
-	f, err := os.Open(testenv.Shared(t, "chesstb", "oracle", name))
+	return readOracleFile(t, testenv.Shared(t, "chesstb", "oracle", name))
+}
+
+func readOracleFile(t testing.TB, path string) []oracleRow {
+	t.Helper()
+	name := path
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

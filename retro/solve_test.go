@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testenv"
 )
 
 // solvedTables caches solves across tests: KBNK takes a while.
@@ -55,7 +56,16 @@ func oracleValue(r oracleRow) Value {
 // TestSolveMaterialOracle compares every oracle row of the solved materials
 // with the table.
 func TestSolveMaterialOracle(t *testing.T) {
-	rows := readOracle(t, "probe.tsv")
+	compareOracle(t, readOracle(t, "probe.tsv"))
+}
+
+// TestSolveMaterialFixture does the same with the committed sample of
+// oracle rows, so that a clone without ../shared checks the solver too.
+func TestSolveMaterialFixture(t *testing.T) {
+	compareOracle(t, readOracleFile(t, testenv.Testdata(t, "retro", "oracle_sample.tsv")))
+}
+
+func compareOracle(t *testing.T, rows []oracleRow) {
 	for _, mat := range materialsUnderTest() {
 		t.Run(mat, func(t *testing.T) {
 			tb := solved(t, mat)
