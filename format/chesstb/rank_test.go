@@ -65,7 +65,8 @@ func abs(v int) int {
 // post-move values (probed at the clock the move leaves) must equal the
 // row's, every legal move must appear, and the moves marked best must be
 // exactly the ones the row values make best under the DTM ranker's order
-// (with and without the 50-move rule). Where probe.tsv holds the parent,
+// (with and without the 50-move rule) and the WDL ranker's, and the DTZ
+// ranker's best moves must hold the best class. Where probe.tsv holds the parent,
 // its DTM must be one more than the best child's.
 func TestRankMovesOracle(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
@@ -97,6 +98,7 @@ func TestRankMovesOracle(t *testing.T) {
 		rows := kids[fen]
 		for _, mode := range []RankOptions{
 			{Ranker: RankDTZ, Rule50: true},
+			{Ranker: RankWDL, Rule50: true},
 			{Ranker: RankDTM, Rule50: false},
 			{Ranker: RankDTM, Rule50: true},
 		} {
@@ -126,6 +128,30 @@ func TestRankMovesOracle(t *testing.T) {
 			byUCI := map[string]*RootMove{}
 			for i := range moves {
 				byUCI[moves[i].Move.UCI()] = &moves[i]
+			}
+			if len(rows) == len(moves) && mode.Ranker != RankDTM {
+				// Both class rankers put the best class first: the marked
+				// moves are exactly those whose child the reference gives
+				// the worst class (WDL), or a subset of them (DTZ, which
+				// then orders by distance).
+				bestClass := -3
+				for _, r := range rows {
+					bestClass = max(bestClass, -r.expectAll(t).wdl)
+				}
+				for _, r := range rows {
+					rm := byUCI[r.move]
+					if rm == nil {
+						continue
+					}
+					top := -r.expectAll(t).wdl == bestClass
+					if (mode.Ranker == RankWDL && rm.Best != top) || (rm.Best && !top) {
+						fail("%s %v: %s marked best=%v, child class %s", fen, mode.Ranker, r.move, rm.Best, r.wdl)
+					}
+				}
+				bestChecked++
+			}
+			if mode.Ranker == RankWDL {
+				continue
 			}
 			if mode.Ranker == RankDTZ {
 				for _, r := range rows {
