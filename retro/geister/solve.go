@@ -439,6 +439,9 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 	pk := s.other(k)
 	pval, cand, cnt, aux := s.val[pk], s.cand[pk], s.cnt[pk], s.aux[pk]
 	won := v%2 == 1
+	// Only mirror-fixed materials have observations that are their own
+	// mirror image.
+	fixed := [2]bool{s.mats[0].MirrorFixed(), s.mats[1].MirrorFixed()}
 	var buf [128]model.Position
 	visit := func(idx uint64) {
 		if pval[idx] != 0 {
@@ -474,7 +477,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 		// asymmetric parent's entry stands for it and its image, and a
 		// parent on a symmetric board has an entry of its own and so does
 		// its image.
-		both := !symmetricObservation(x)
+		both := !fixed[k] || !symmetricObservation(x)
 		for _, q := range x.Unmoves(buf[:0]) {
 			if bits.OnesCount64(q.OppBlue|q.OppRed) != nOwn {
 				continue // a capture: the parent is in a larger material
@@ -490,7 +493,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 				continue
 			}
 			visit(idx)
-			if symmetricObservation(q) {
+			if fixed[pk] && symmetricObservation(q) {
 				_, j, err := model.Rank(q.Mirror())
 				if err != nil {
 					return out, err
