@@ -38,6 +38,9 @@ const (
 	// DefaultMaxConns bounds the control connections open at once. Public
 	// mirrors often refuse more than a few connections per client.
 	DefaultMaxConns = 4
+	// shutTimeout bounds the wait for the server's answer after a
+	// transfer; a server that does not answer loses the connection.
+	shutTimeout = 5 * time.Second
 	// maxIdle is how many idle connections are kept for reuse: all of
 	// them, so a steady load never redials.
 	maxIdle = DefaultMaxConns
@@ -205,7 +208,7 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 		}
 		return nc, err
 	}
-	sc, err := jftp.Dial(s.addr, jftp.DialWithDialFunc(dialFn), jftp.DialWithShutTimeout(s.timeout))
+	sc, err := jftp.Dial(s.addr, jftp.DialWithDialFunc(dialFn), jftp.DialWithShutTimeout(shutTimeout))
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -226,6 +229,15 @@ func (s *Source) dial(ctx context.Context) (*conn, error) {
 // idle connections are dropped too, since a server that closes idle
 // clients has usually closed them all.
 func (s *Source) do(ctx context.Context, op func(c *conn) error) error {
+	return s.doThen(ctx, func(c *conn) (func() error, error) { return nil, op(c) })
+}
+
+// doThen is do for an operation that has its result before the connection
+// is ready for the next one: the returned finish (when op succeeded) runs
+// in the background, and the connection goes back to the pool when it is
+// done. A ranged read uses it to return its bytes without waiting for the
+// server's answer to the transfer it cut short.
+func (s *Source) doThen(ctx context.Context, op func(c *conn) (finish func() error, err error)) error {
 	for attempt := 0; ; attempt++ {
 		c, err := s.get(ctx, attempt > 0)
 		if err != nil {
@@ -233,11 +245,15 @@ func (s *Source) do(ctx context.Context, op func(c *conn) error) error {
 		}
 		_ = c.ctrl.SetDeadline(time.Now().Add(s.timeout))
 		stop := context.AfterFunc(ctx, func() { _ = c.ctrl.SetDeadline(time.Now()) })
-		err = op(c)
+		finish, err := op(c)
 		stop()
 		if err != nil && ctx.Err() != nil {
 			s.put(c, ctx.Err())
 			return ctx.Err()
+		}
+		if err == nil && finish != nil {
+			go func() { s.put(c, finish()) }()
+			return nil
 		}
 		stale := c.used && isConnFailure(err)
 		s.put(c, err)
@@ -476,37 +492,40 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, _ source.Hint)
 		return 0, io.EOF
 	}
 	var n int
-	err := o.s.do(ctx, func(c *conn) error {
+	err := o.s.doThen(ctx, func(c *conn) (func() error, error) {
 		n = 0
 		resp, err := c.sc.RetrFrom(o.s.path(o.name), uint64(off))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		_ = resp.SetDeadline(time.Now().Add(o.s.timeout))
 		stop := context.AfterFunc(ctx, func() { _ = resp.SetDeadline(time.Now()) })
 		n, err = io.ReadFull(resp, p[:want])
 		stop()
-		cerr := resp.Close()
 		if err != nil {
+			_ = resp.Close()
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 				// The data connection closing is FTP's only end-of-file
 				// signal, so a transfer cut short looks the same as a
 				// file that shrank; like the HTTP transport's short body,
 				// it is worth one more try, which the retry layer bounds.
-				return source.Transient(fmt.Errorf("transfer ended at %d, inside the file's size %d", off+int64(n), o.size))
+				return nil, source.Transient(fmt.Errorf("transfer ended at %d, inside the file's size %d", off+int64(n), o.size))
 			}
-			return err
+			return nil, err
 		}
-		if cerr != nil {
-			// The transfer was cut off on purpose; a 4xx/5xx answer to
-			// that is expected and leaves the connection usable. Any
-			// other failure makes do drop the connection.
+		// The range is here. Cutting the transfer short makes the server
+		// answer on the control connection; that answer is awaited in
+		// the background before the connection is reused.
+		return func() error {
+			cerr := resp.Close()
 			var tp *textproto.Error
-			if !errors.As(cerr, &tp) {
-				return cerr
+			if cerr != nil && errors.As(cerr, &tp) {
+				// A 4xx/5xx answer to the cut is expected and leaves the
+				// connection usable.
+				return nil
 			}
-		}
-		return nil
+			return cerr
+		}, nil
 	})
 	if err != nil {
 		if ctx.Err() != nil {

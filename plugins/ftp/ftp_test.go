@@ -88,8 +88,8 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
-// TestConnectionReuse: sequential operations share one control connection,
-// concurrent ones use at most DefaultMaxConns, and a connection the server
+// TestConnectionReuse: operations, sequential or concurrent, share at most
+// DefaultMaxConns control connections, and a connection the server
 // dropped while idle is replaced without the caller seeing an error. The
 // arbiter is the server's own count of accepted control connections.
 func TestConnectionReuse(t *testing.T) {
@@ -126,8 +126,11 @@ func TestConnectionReuse(t *testing.T) {
 		}
 		obj.Close()
 	}
-	if n := srv.Conns(); n != 1 {
-		t.Errorf("20 sequential open+read used %d control connections, want 1", n)
+	// A read returns before the server has answered the transfer it cut
+	// short, so the next may find that connection still busy: reuse shows
+	// as a count bounded by the pool, not by the number of operations.
+	if n := srv.Conns(); n > ftp.DefaultMaxConns {
+		t.Errorf("20 sequential open+read used %d control connections, want at most %d", n, ftp.DefaultMaxConns)
 	}
 
 	obj, err := src.Open(ctx, "f")
@@ -192,5 +195,38 @@ func TestFileShrankAfterOpen(t *testing.T) {
 	n, err = obj.ReadAt(context.Background(), buf, 1000, source.HintData)
 	if err != nil || n != len(buf) {
 		t.Errorf("read inside the remaining part: n=%d err=%v", n, err)
+	}
+}
+
+// TestCancelDuringTransfer cancels the caller's context once the server
+// has sent part of a file and then stopped sending: the read must end with
+// context.Canceled instead of waiting on the stalled transfer, and the
+// source must serve the next read on another connection.
+func TestCancelDuringTransfer(t *testing.T) {
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("abcdefgh"), 1<<15)
+	if err := os.WriteFile(filepath.Join(dir, "slow"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := ftptest.StartWith(t, dir, ftptest.Options{StallAfter: 1000, OnStall: cancel})
+	src, err := openURL(t, ftptest.URL(srv.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	obj, err := src.Open(context.Background(), "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	n, err := obj.ReadAt(ctx, make([]byte, len(data)), 0, source.HintData)
+	if !errors.Is(err, context.Canceled) || n != 0 {
+		t.Fatalf("read cancelled during the transfer: n=%d err=%v, want 0, context.Canceled", n, err)
+	}
+	buf := make([]byte, 8)
+	if n, err := obj.ReadAt(context.Background(), buf, 8, source.HintData); err != nil || !bytes.Equal(buf[:n], data[8:16]) {
+		t.Errorf("read after the cancelled one: %q, %v", buf[:n], err)
 	}
 }

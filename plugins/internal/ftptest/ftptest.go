@@ -4,6 +4,7 @@ package ftptest
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -43,12 +44,74 @@ func (s *Server) Conns() int {
 // server does with idle clients, and keeps listening.
 func (s *Server) DropConns() { s.tl.closeAll() }
 
+// Options tune a test server.
+type Options struct {
+	// StallAfter, when positive, makes every download stop after that
+	// many bytes and send nothing more until the test ends: a server
+	// that hangs in the middle of a transfer.
+	StallAfter int64
+	// OnStall, when set, is called each time a download stalls.
+	OnStall func()
+}
+
 // Start is Serve returning the Server.
 func Start(t testing.TB, dir string) *Server {
+	t.Helper()
+	return StartWith(t, dir, Options{})
+}
+
+// stallDriver serves files that stop partway, until released.
+type stallDriver struct {
+	ftpserver.Driver
+	after   int64
+	onStall func()
+	release <-chan struct{}
+}
+
+func (d stallDriver) GetFile(ctx *ftpserver.Context, p string, off int64) (int64, io.ReadCloser, error) {
+	n, rc, err := d.Driver.GetFile(ctx, p, off)
+	if err != nil {
+		return n, rc, err
+	}
+	return n, &stallReader{rc: rc, left: d.after, onStall: d.onStall, release: d.release}, nil
+}
+
+type stallReader struct {
+	rc      io.ReadCloser
+	left    int64
+	onStall func()
+	release <-chan struct{}
+}
+
+func (r *stallReader) Read(p []byte) (int, error) {
+	if r.left <= 0 {
+		if r.onStall != nil {
+			r.onStall()
+			r.onStall = nil
+		}
+		<-r.release
+		return 0, io.ErrClosedPipe
+	}
+	if int64(len(p)) > r.left {
+		p = p[:r.left]
+	}
+	n, err := r.rc.Read(p)
+	r.left -= int64(n)
+	return n, err
+}
+
+func (r *stallReader) Close() error { return r.rc.Close() }
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, dir string, opts Options) *Server {
 	t.Helper()
 	drv, err := file.NewDriver(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	if opts.StallAfter > 0 {
+		drv = stallDriver{Driver: drv, after: opts.StallAfter, onStall: opts.OnStall, release: release}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,6 +139,7 @@ func Start(t testing.TB, dir string) *Server {
 	// The server's own Shutdown races with Serve on its fields, so the
 	// test closes the listener and every connection itself.
 	t.Cleanup(func() {
+		close(release)
 		_ = ln.Close()
 		<-done
 		tl.closeAll()
