@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // blockKey names one block of one frame of one open table file.
@@ -29,6 +30,7 @@ type cacheEntry struct {
 	key   blockKey
 	elem  *list.Element
 	ready chan struct{}
+	done  atomic.Bool // set just before ready is closed: a hit skips the select
 	val   any // the decoded block: []byte, or a parsed form (getValue)
 	err   error
 	size  int64
@@ -64,6 +66,9 @@ func (c *blockCache) getValue(ctx context.Context, key blockKey, decode func() (
 			c.lru.MoveToFront(e.elem)
 		}
 		c.mu.Unlock()
+		if e.done.Load() {
+			return e.val, e.err
+		}
 		select {
 		case <-e.ready:
 			return e.val, e.err
@@ -93,6 +98,7 @@ func (c *blockCache) getValue(ctx context.Context, key blockKey, decode func() (
 		c.peak = max(c.peak, c.used)
 	}
 	c.mu.Unlock()
+	e.done.Store(true)
 	close(e.ready)
 	return val, err
 }

@@ -105,7 +105,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childNode(n, &child, zeroing)
 		var cw wdlv
 		var myD uint16
 		switch {
@@ -190,7 +190,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 	for _, m := range p.legal(&n.pos, depth) {
 		anyLegal = true
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childNode(n, &child, n.pos.IsZeroing(m))
 		var cw wdlv
 		var cd uint16
 		switch {

@@ -151,6 +151,17 @@ func canonicalNode(p *chess.Position) node {
 	return node{pos: *p, mat: m}
 }
 
+// childNode is the node of child, reached from n by one move. A quiet move
+// (no capture, no pawn move) keeps the material, the pawn structure and so
+// the table and orientation of the parent; anything else is worked out
+// afresh.
+func (p *prober) childNode(n *node, child *chess.Position, zeroing bool) node {
+	if !zeroing {
+		return node{pos: *child, mat: n.mat}
+	}
+	return p.nodeOf(child)
+}
+
 // prober carries one probe's context and scratch move lists.
 type prober struct {
 	ctx   context.Context
@@ -347,7 +358,7 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childNode(n, &child, zeroing)
 		var mw wdlv
 		switch {
 		case cn.mat.bareKings():
