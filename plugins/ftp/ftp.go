@@ -2,10 +2,13 @@
 // binary tbfs-source-ftp (cmd/tbfs-source-ftp), which serves ftp:// URLs.
 //
 // A URL ftp://[user[:password]@]host[:port]/dir serves the files under dir;
-// without a user the login is anonymous. Sizes come from SIZE, ranged reads
-// from REST followed by RETR (the transfer is cut off once the range has
-// arrived), listings from a walk of the directory tree. Control
-// connections are kept in a small pool and reused.
+// without a user the login is anonymous. Sizes come from SIZE (with MLST,
+// or CWD where MLST is missing, to tell files from directories), ranged
+// reads from REST followed by RETR: the transfer is cut off once the range
+// has arrived, and the read returns then, while the server's answer to the
+// cut is awaited in the background before the connection is used again.
+// Listings come from a walk of the directory tree. At most DefaultMaxConns
+// control connections are open, and all are kept for reuse.
 package ftp
 
 import (
