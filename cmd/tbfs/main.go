@@ -1,6 +1,6 @@
 // Command tbfs mounts chess endgame tablebases as a read-only file system:
 //
-//	tbfs mount [--tables URL]... [--cache-size N] [--allow-other] [--debug] MOUNTPOINT
+//	tbfs mount [--tables URL]... [--cache-size N] [--cache-dir DIR] [--allow-other] [--debug] MOUNTPOINT
 //	tbfs unmount MOUNTPOINT
 //
 // after which `cat "MOUNTPOINT/chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"` prints
@@ -27,15 +27,21 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/metrics"
-	"github.com/tbfs/tbfs/source/stack"
+	"github.com/tbfs/tbfs/source/retry"
+
+	// Every built-in transport: file, http(s), s3.
+	_ "github.com/tbfs/tbfs/source/all"
 )
 
 const usage = `usage:
-  tbfs mount [--tables URL]... [--cache-size BYTES] [--allow-other] [--debug] MOUNTPOINT
+  tbfs mount [--tables URL]... [--cache-size BYTES] [--cache-dir DIR [--cache-dir-size BYTES]]
+             [--allow-other] [--debug] MOUNTPOINT
   tbfs unmount MOUNTPOINT
 
 --tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
@@ -106,21 +112,26 @@ func parseSize(v string) (int64, error) {
 
 // mountConfig is what the mount command was asked for.
 type mountConfig struct {
-	tables     []string
-	cacheSize  int64
-	allowOther bool
-	debug      bool
-	mountpoint string
+	tables       []string
+	cacheSize    int64
+	cacheDir     string
+	cacheDirSize int64
+	allowOther   bool
+	debug        bool
+	mountpoint   string
 }
 
 func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
 	var cfg mountConfig
 	var tables listFlag
 	size := sizeFlag(chesstb.DefaultBlockCacheBytes)
+	diskSize := sizeFlag(1 << 30)
 	fl := flag.NewFlagSet("tbfs mount", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Var(&tables, "tables", "where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
 	fl.Var(&size, "cache-size", "bytes of table data kept in memory, for decoded blocks and again for fetched remote blocks (K, M, G suffixes)")
+	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this directory, across remounts")
+	fl.Var(&diskSize, "cache-dir-size", "bytes --cache-dir may hold (K, M, G suffixes)")
 	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
 	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic")
 	fl.Usage = func() { fmt.Fprint(stderr, usage) }
@@ -130,7 +141,7 @@ func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
 	if fl.NArg() != 1 {
 		return cfg, fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", fl.NArg())
 	}
-	cfg.tables, cfg.cacheSize, cfg.mountpoint = tables, int64(size), fl.Arg(0)
+	cfg.tables, cfg.cacheSize, cfg.cacheDirSize, cfg.mountpoint = tables, int64(size), int64(diskSize), fl.Arg(0)
 	return cfg, nil
 }
 
@@ -159,33 +170,77 @@ func runMount(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// openTables opens every table URL with the standard wrappers (block
-// cache for remote sources, retry, transport counters).
-func openTables(ctx context.Context, urls []string, cacheBytes int64) ([]*stack.Stack, error) {
-	var out []*stack.Stack
-	for _, u := range urls {
-		st, err := stack.Open(ctx, u, stack.Options{CacheBytes: cacheBytes})
+// tableSource is one --tables location with its wrappers, in the order of
+// package source/stack (memory cache → retry → metrics → transport) and,
+// with --cache-dir, a disk cache between the memory cache and the retry:
+// memory hits cost nothing, disk hits no request, and the metrics count
+// exactly the requests the transport made.
+type tableSource struct {
+	url      string
+	top      source.Source
+	raw      source.Source
+	counters *metrics.Counters
+	mem      *cache.Source
+	disk     *diskcache.Source
+}
+
+// openTables opens every table URL. Local directories are memory-mapped
+// already and get neither cache.
+func openTables(ctx context.Context, cfg mountConfig) ([]*tableSource, error) {
+	var out []*tableSource
+	for _, raw := range cfg.tables {
+		ts, err := openTable(ctx, raw, cfg)
 		if err != nil {
 			closeAll(out)
-			return nil, fmt.Errorf("tables %s: %w", u, err)
+			return nil, fmt.Errorf("tables %s: %w", redact(raw), err)
 		}
-		out = append(out, st)
+		out = append(out, ts)
 	}
 	return out, nil
 }
 
-func closeAll(sts []*stack.Stack) error {
+func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSource, error) {
+	u, err := source.ParseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := source.Open(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	ts := &tableSource{url: redact(rawURL), raw: raw, counters: new(metrics.Counters)}
+	ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
+	if u.Scheme == "file" {
+		return ts, nil
+	}
+	if cfg.cacheDir != "" {
+		ts.disk, err = diskcache.Wrap(ts.top, diskcache.Options{
+			Dir: cfg.cacheDir, Budget: cfg.cacheDirSize, BlockSize: cache.DefaultBlockSize, Location: ts.url,
+		})
+		if err != nil {
+			raw.Close()
+			return nil, err
+		}
+		ts.top = ts.disk
+	}
+	ts.mem = cache.Wrap(ts.top, cache.Options{Budget: cfg.cacheSize, Counters: ts.counters})
+	ts.top = ts.mem
+	return ts, nil
+}
+
+func closeAll(tss []*tableSource) error {
 	var errs []error
-	for _, s := range sts {
-		errs = append(errs, s.Close())
+	for _, ts := range tss {
+		errs = append(errs, ts.top.Close())
 	}
 	return errors.Join(errs...)
 }
 
 // transportStats is one table location's counters as .stats shows them.
 type transportStats struct {
-	URL         string `json:"url"`
-	CachedBytes int64  `json:"cached_bytes"`
+	URL             string `json:"url"`
+	CachedBytes     int64  `json:"cached_bytes"`
+	DiskCachedBytes int64  `json:"disk_cached_bytes"`
 	metrics.Stats
 }
 
@@ -198,14 +253,14 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	sts, err := openTables(ctx, cfg.tables, cfg.cacheSize)
+	sts, err := openTables(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeAll(sts)
 	srcs := make([]source.Source, len(sts))
 	for i, st := range sts {
-		srcs[i] = st
+		srcs[i] = st.top
 	}
 	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, srcs...)
 	if err != nil {
@@ -221,7 +276,13 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 			"transport": func() any {
 				out := make([]transportStats, len(sts))
 				for i, st := range sts {
-					out[i] = transportStats{URL: redact(cfg.tables[i]), CachedBytes: st.CachedBytes(), Stats: st.Stats()}
+					out[i] = transportStats{URL: st.url, Stats: st.counters.Stats()}
+					if st.mem != nil {
+						out[i].CachedBytes = st.mem.Used()
+					}
+					if st.disk != nil {
+						out[i].DiskCachedBytes = st.disk.Used()
+					}
 				}
 				return out
 			},

@@ -256,6 +256,62 @@ func TestS3(t *testing.T) {
 	}
 }
 
+// TestCacheDir: with --cache-dir, a second mount of the same S3 tables
+// answers the same reads without one transport request.
+func TestCacheDir(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	srv, url := s3test.ServeDir(t, dir)
+	cache := t.TempDir()
+	read := func(mnt string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(mnt, "dtm", seedFEN))
+		if err != nil || string(b) != seedDTM {
+			t.Fatalf("dtm: %q, %v", b, err)
+		}
+		raw, err := os.ReadFile(filepath.Join(mnt, "tables", "dtz", "KQK.lzdtz"))
+		want, _ := os.ReadFile(filepath.Join(dir, "dtz", "KQK.lzdtz"))
+		if err != nil || !bytes.Equal(raw, want) {
+			t.Fatalf("raw table through the disk cache differs (%v)", err)
+		}
+	}
+	requests := func(mnt string) (int64, int64) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(mnt, ".stats"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Counters struct {
+				Transport []struct {
+					Requests        int64
+					DiskCachedBytes int64 `json:"disk_cached_bytes"`
+				} `json:"transport"`
+			} `json:"counters"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil || len(s.Counters.Transport) != 1 {
+			t.Fatalf(".stats: %s (%v)", b, err)
+		}
+		return s.Counters.Transport[0].Requests, s.Counters.Transport[0].DiskCachedBytes
+	}
+	args := []string{"--tables", url, "--cache-dir", cache, "--cache-dir-size", "20M"}
+	mnt, p := startMount(t, srv.Env(), args...)
+	read(mnt)
+	if n, disk := requests(mnt); n == 0 || disk == 0 {
+		t.Fatalf("first mount: %d requests, %d bytes on disk", n, disk)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+	mnt, p = startMount(t, srv.Env(), args...)
+	read(mnt)
+	if n, _ := requests(mnt); n != 0 {
+		t.Errorf("second mount made %d transport requests for reads the disk cache holds", n)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(t)
+}
+
 func TestUsage(t *testing.T) {
 	tests := []struct {
 		args []string
