@@ -2,13 +2,13 @@ package chesstb
 
 import (
 	"context"
-	"syscall"
-	"time"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testenv"

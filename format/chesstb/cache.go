@@ -31,7 +31,7 @@ type cacheEntry struct {
 	elem  *list.Element
 	ready chan struct{}
 	done  atomic.Bool // set just before ready is closed: a hit skips the select
-	val   any // the decoded block: []byte, or a parsed form (getValue)
+	val   any         // the decoded block: []byte, or a parsed form (getValue)
 	err   error
 	size  int64
 }
