@@ -31,13 +31,14 @@ func solved(t *testing.T, material string) *Table {
 	return tb
 }
 
-// materialsUnderTest are the materials; KBNK's 5.2M indices are
-// left to runs without the race detector.
+// materialsUnderTest are the materials plus KQKR (both sides with
+// pieces, conversions into a colour-flipped sub-material); the 4-man ones'
+// 5.2M indices are left to runs without the race detector.
 func materialsUnderTest() []string {
 	if raceEnabled {
 		return []string{"KQK", "KRK", "KPK"}
 	}
-	return []string{"KQK", "KRK", "KPK", "KBNK"}
+	return []string{"KQK", "KRK", "KPK", "KBNK", "KQKR"}
 }
 
 // oracleValue turns an oracle row into the value our tables give: the wdl
