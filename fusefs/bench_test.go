@@ -142,6 +142,23 @@ func BenchmarkProbe(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	// "mount/kernel-cached" reads paths read just before, which the kernel
+	// answers from its own caches (entries, attributes, pages) within the
+	// entry timeout, without asking tbfs.
+	b.Run("mount/kernel-cached", func(b *testing.B) {
+		for _, fen := range fens {
+			if err := viaMount(fen); err != nil {
+				b.Fatal(err)
+			}
+		}
+		i := 0
+		for b.Loop() {
+			if err := viaMount(fens[i%len(fens)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 	var seq atomic.Int64 // unique paths across every sub-benchmark
 	for _, mode := range []struct {
 		name string

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
@@ -527,5 +529,45 @@ func TestRawTables(t *testing.T) {
 				t.Errorf("tables/%s/%s: %d bytes through the mount differ from the file's %d", sub, e.Name(), len(b), len(a))
 			}
 		}
+	}
+}
+
+// TestSizes: a position file's size is known at the first stat and equals
+// what a read returns, so cat, head, wc -c and mmap readers agree.
+func TestSizes(t *testing.T) {
+	mnt, _ := mountTables(t, openDir(t, testenv.Testdata(t, "chesstb")))
+	for _, p := range []string{
+		"chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1",
+		"chess/8/8/8/5k2/8/8/1Q6/K7_w.json",
+		"moves/8/8/8/5k2/8/8/1Q6/K7_b",
+		"moves/8/8/8/5k2/8/8/1Q6/K7_b.json",
+		"wdl/8/8/8/5k2/8/8/1Q6/K7",
+		"chess/8/8/8/3k4/8/8/1QR3n1/K7", // no table: the explanation
+	} {
+		st, err := os.Stat(filepath.Join(mnt, p))
+		if err != nil {
+			t.Fatalf("stat %s: %v", p, err)
+		}
+		b, err := os.ReadFile(filepath.Join(mnt, p))
+		if err != nil {
+			t.Fatalf("read %s: %v", p, err)
+		}
+		if st.Size() != int64(len(b)) || len(b) == 0 {
+			t.Errorf("%s: stat says %d bytes, read gave %d", p, st.Size(), len(b))
+		}
+		// A reader that maps the file sees the same bytes.
+		f, err := os.Open(filepath.Join(mnt, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := unix.Mmap(int(f.Fd()), 0, len(b), unix.PROT_READ, unix.MAP_SHARED)
+		f.Close()
+		if err != nil {
+			t.Fatalf("mmap %s: %v", p, err)
+		}
+		if string(m) != string(b) {
+			t.Errorf("%s: mapped bytes differ from read bytes", p)
+		}
+		unix.Munmap(m)
 	}
 }
