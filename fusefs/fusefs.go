@@ -103,8 +103,9 @@ func Mount(dir string, f *FS, opts MountOptions) (*fuse.Server, error) {
 			FsName:      "tbfs",
 			Name:        "tbfs",
 			DirectMount: true,
-			// The tree has no extended attributes; answering ENOTSUP in
-			// the kernel saves a round trip per file for ls -l and cp.
+			// The tree has no extended attributes; the first ENOSYS tells
+			// the kernel to stop asking, saving a round trip per file for
+			// ls -l and cp.
 			DisableXAttrs: true,
 		},
 		EntryTimeout:    &et,
