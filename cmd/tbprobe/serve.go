@@ -258,7 +258,8 @@ type mainlineAnswer struct {
 }
 
 // mainline follows the DTZ-optimal move (Fathom's root ranking, the one the
-// engines use) until the game ends: checkmate, or a draw the tables show.
+// engines use, priced on DTC's line where a material has DTC) until the
+// game ends in checkmate. The 50-move rule is ignored, as lichess does.
 // Each step's dtz is the value after the move, for the side to move then.
 func (s *server) mainline(w http.ResponseWriter, r *http.Request) {
 	pos, err := parseFENParam(r)
@@ -291,6 +292,10 @@ func (s *server) mainline(w http.ResponseWriter, r *http.Request) {
 	ans.Winner = &winner
 	cur := pos
 	for len(ans.Mainline) < maxMainline && !cur.IsCheckmate() {
+		// The line ignores the 50-move rule, as DTZ does: ranking at clock
+		// 0 keeps every step in Fathom's clean bands, where a clock past
+		// the limit would fold wins and losses together.
+		cur.SetHalfmoveClock(0)
 		moves, err := s.ts.tb.RankMoves(ctx, &cur, chesstb.RankOptions{Ranker: chesstb.RankDTZ})
 		if err != nil {
 			writeError(w, http.StatusServiceUnavailable, fmt.Errorf("mainline at %s: %w", cur.FEN(), err))
