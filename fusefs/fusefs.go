@@ -39,6 +39,10 @@ type Config struct {
 	// Prober answers positions for chess/, the metric views and moves/.
 	Prober Prober
 
+	// Geister, when set, answers Geister boards under geister/; without
+	// it there is no geister/ directory.
+	Geister GeisterProber
+
 	// Tables are the sources tables/ lists and reads, in search order: a
 	// name found in several sources is served from the first, as the
 	// prober does. Sources that cannot list contribute nothing to tables/.
@@ -133,6 +137,9 @@ func (r *rootNode) OnAdd(ctx context.Context) {
 	r.AddChild("tables", r.NewPersistentInode(ctx, &tableDir{fs: r.fs}, fs.StableAttr{Mode: fuse.S_IFDIR}), false)
 	for _, v := range views {
 		r.AddChild(v.dir(), r.NewPersistentInode(ctx, &rankDir{fs: r.fs, view: v}, fs.StableAttr{Mode: fuse.S_IFDIR}), false)
+	}
+	if r.fs.cfg.Geister != nil {
+		r.AddChild("geister", r.NewPersistentInode(ctx, &geisterDir{fs: r.fs}, fs.StableAttr{Mode: fuse.S_IFDIR}), false)
 	}
 }
 

@@ -32,7 +32,14 @@ Directories:
   dtc/<FEN>          "pushes plies": depth to conversion
   moves/<FEN>        every legal move with the values after it, best first
                      (<FEN>.json for JSON)
-  tables/            the raw table files, read through the same transport
+`)
+	if cfg.Geister != nil {
+		b.WriteString(`  geister/<board>    a Geister board's distance to win and every move;
+                     the board as its GAT string, or its six rows as
+                     directories (geister/r1/r2/r3/r4/r5/r6); .json for JSON
+`)
+	}
+	b.WriteString(`  tables/            the raw table files, read through the same transport
                      and cache, for any other tool
   .stats             JSON counters: probes, refusals, transport and cache
 

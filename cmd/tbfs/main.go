@@ -29,6 +29,7 @@ import (
 
 	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
@@ -40,8 +41,8 @@ import (
 )
 
 const usage = `usage:
-  tbfs mount [--tables URL]... [--cache-size BYTES] [--cache-dir DIR [--cache-dir-size BYTES]]
-             [--allow-other] [--debug] MOUNTPOINT
+  tbfs mount [--tables URL]... [--geister URL]... [--cache-size BYTES]
+             [--cache-dir DIR [--cache-dir-size BYTES]] [--allow-other] [--debug] MOUNTPOINT
   tbfs unmount MOUNTPOINT
 
 --tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
@@ -113,6 +114,7 @@ func parseSize(v string) (int64, error) {
 // mountConfig is what the mount command was asked for.
 type mountConfig struct {
 	tables       []string
+	geister      []string
 	cacheSize    int64
 	cacheDir     string
 	cacheDirSize int64
@@ -123,11 +125,12 @@ type mountConfig struct {
 
 func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
 	var cfg mountConfig
-	var tables listFlag
+	var tables, geisterTables listFlag
 	size := sizeFlag(chesstb.DefaultBlockCacheBytes)
 	diskSize := sizeFlag(1 << 30)
 	fl := flag.NewFlagSet("tbfs mount", flag.ContinueOnError)
 	fl.SetOutput(stderr)
+	fl.Var(&geisterTables, "geister", "where Geister tables are (repeatable); adds geister/ to the mount")
 	fl.Var(&tables, "tables", "where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
 	fl.Var(&size, "cache-size", "bytes of table data kept in memory, for decoded blocks and again for fetched remote blocks (K, M, G suffixes)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this directory, across remounts")
@@ -141,6 +144,7 @@ func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
 	if fl.NArg() != 1 {
 		return cfg, fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", fl.NArg())
 	}
+	cfg.geister = geisterTables
 	cfg.tables, cfg.cacheSize, cfg.cacheDirSize, cfg.mountpoint = tables, int64(size), int64(diskSize), fl.Arg(0)
 	return cfg, nil
 }
@@ -186,9 +190,9 @@ type tableSource struct {
 
 // openTables opens every table URL. Local directories are memory-mapped
 // already and get neither cache.
-func openTables(ctx context.Context, cfg mountConfig) ([]*tableSource, error) {
+func openTables(ctx context.Context, urls []string, cfg mountConfig) ([]*tableSource, error) {
 	var out []*tableSource
-	for _, raw := range cfg.tables {
+	for _, raw := range urls {
 		ts, err := openTable(ctx, raw, cfg)
 		if err != nil {
 			closeAll(out)
@@ -253,11 +257,16 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	sts, err := openTables(ctx, cfg)
+	sts, err := openTables(ctx, cfg.tables, cfg)
 	if err != nil {
 		return err
 	}
 	defer closeAll(sts)
+	gsts, err := openTables(ctx, cfg.geister, cfg)
+	if err != nil {
+		return err
+	}
+	defer closeAll(gsts)
 	srcs := make([]source.Source, len(sts))
 	for i, st := range sts {
 		srcs[i] = st.top
@@ -268,14 +277,30 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	defer tb.Close()
 
+	var geisterProber fusefs.GeisterProber
+	if len(gsts) > 0 {
+		gsrcs := make([]source.Source, len(gsts))
+		for i, st := range gsts {
+			gsrcs[i] = st.top
+		}
+		gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsrcs...)
+		if err != nil {
+			return err
+		}
+		defer gtb.Close()
+		geisterProber = fusefs.GeisterCollector{Prober: gtb}
+	}
+
+	all := append(append([]*tableSource{}, sts...), gsts...)
 	tree := fusefs.New(fusefs.Config{
 		Prober:    fusefs.Collector{Prober: tb},
+		Geister:   geisterProber,
 		Tables:    srcs,
-		TableURLs: cfg.tables,
+		TableURLs: append(append([]string{}, cfg.tables...), cfg.geister...),
 		Counters: map[string]func() any{
 			"transport": func() any {
-				out := make([]transportStats, len(sts))
-				for i, st := range sts {
+				out := make([]transportStats, len(all))
+				for i, st := range all {
 					out[i] = transportStats{URL: st.url, Stats: st.counters.Stats()}
 					if st.mem != nil {
 						out[i].CachedBytes = st.mem.Used()

@@ -312,6 +312,24 @@ func TestCacheDir(t *testing.T) {
 	p.wait(t)
 }
 
+// TestGeisterFlag: --geister adds geister/; the expected value is the
+// reference runtime's (testdata/geister/values_id000.tsv, pos_id 1).
+func TestGeisterFlag(t *testing.T) {
+	mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"), "--geister", testenv.Testdata(t, "geister"))
+	b, err := os.ReadFile(filepath.Join(mnt, "geister", "...r../....../..B.../.R..../....../b......json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, p.stderr)
+	}
+	var d struct{ Value *int }
+	if err := json.Unmarshal(b, &d); err != nil || d.Value == nil || *d.Value != 2 {
+		t.Fatalf("geister board: %s (%v), want value 2", b, err)
+	}
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	tests := []struct {
 		args []string
