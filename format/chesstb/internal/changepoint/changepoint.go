@@ -18,6 +18,11 @@
 // every record when the block is decoded, and afterwards answers a lookup in
 // time independent of the block size through a prefix index over the state
 // vector.
+//
+// ParseHeader and Decompress read a whole pack file without the prober (the
+// package's sweep over the reference files and its fuzz targets use them);
+// format/chesstb reads pack headers through its own parser, shared with the
+// other table kinds, and hands Decode the decompressed blocks.
 package changepoint
 
 import (
