@@ -73,7 +73,7 @@ func ParseTableName(name string) (k Kind, material string, ok bool) {
 			continue
 		}
 		m, err := parseMaterial(mat)
-		if err != nil || m.name() != mat {
+		if err != nil || m.name() != mat || m.blackIsStronger() {
 			return 0, "", false
 		}
 		return k, mat, true
@@ -89,6 +89,9 @@ func (tb *Tablebase) openNamed(ctx context.Context, k Kind, material string) (*t
 	m, err := parseMaterial(material)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrBadPosition, err)
+	}
+	if m.blackIsStronger() {
+		return nil, nil, fmt.Errorf("chesstb: %q is not a canonical material name (the tables call it %s)", material, m.flipped().name())
 	}
 	if m.name() != material {
 		return nil, nil, fmt.Errorf("chesstb: %q is not a canonical material name (the tables call it %s)", material, m.name())
