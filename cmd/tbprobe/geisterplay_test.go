@@ -114,3 +114,41 @@ func TestGeisterPlayServeErrors(t *testing.T) {
 		})
 	}
 }
+
+// An interrupted server (its context ends) stops waiting and exits 0.
+func TestGeisterServeInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var errb bytes.Buffer
+	go func() {
+		code := runGeisterServe(ctx, []string{"--listen", "127.0.0.1:0", "--listen2", "127.0.0.1:0"}, nil, pw, &errb)
+		pw.Close()
+		done <- code
+	}()
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "first player: ") {
+		t.Fatalf("serve printed %q, %v", line, err)
+	}
+	go io.Copy(io.Discard, br) // the rest of the log
+	// One client connects and is asked for its setup; then the server is
+	// stopped.
+	c, err := net.Dial("tcp", strings.TrimSpace(strings.TrimPrefix(line, "first player: ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if greeting, err := bufio.NewReader(c).ReadString('\n'); err != nil || greeting != "SET?\r\n" {
+		t.Fatalf("client got %q, %v", greeting, err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %s", code, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
