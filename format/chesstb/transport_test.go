@@ -20,7 +20,7 @@ func transportRows(t *testing.T) (dir string, rows []oracleRow) {
 	t.Helper()
 	n := 250
 	if raceEnabled {
-		n = 30
+		n = 15
 	}
 	base := testenv.Shared(t, "chesstb")
 	for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
