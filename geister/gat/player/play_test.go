@@ -31,7 +31,7 @@ func listen(t *testing.T) net.Listener {
 }
 
 // openTables opens the tables in dirs.
-func openTables(t *testing.T, dirs ...string) *geister.Tablebase {
+func openTables(t testing.TB, dirs ...string) *geister.Tablebase {
 	t.Helper()
 	var srcs []source.Source
 	for _, d := range dirs {
