@@ -106,7 +106,16 @@ func Run(ctx context.Context, first, second net.Listener, opts Options) (*Result
 		}
 	}()
 	if g == nil {
-		g = gat.NewGame(players[0].set.Red, players[1].set.Red)
+		var red [2][4]int
+		for i, p := range players {
+			red[i] = p.set.Red
+			if p.err != nil {
+				// The game is lost already; A..D red keeps the
+				// revealed board well formed.
+				red[i] = [4]int{0, 1, 2, 3}
+			}
+		}
+		g = gat.NewGame(red[0], red[1])
 	}
 	g.MaxPlies = opts.MaxPlies
 	m.g = g

@@ -178,7 +178,8 @@ func TestForfeits(t *testing.T) {
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
 		p2.expect("OK")
-		p1.expect("LST:14R24B34B44B15B25B35B45B41r31r21r11r40b30b20b10b")
+		// A player whose setup failed is shown with A..D red.
+		p1.expect("LST:14R24R34R44R15B25B35B45B41r31r21r11r40b30b20b10b")
 		line, _ := p2.r.ReadString('\n')
 		if !strings.HasPrefix(line, "WON:") {
 			t.Fatalf("player 2 got %q", line)
