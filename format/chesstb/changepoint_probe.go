@@ -1,8 +1,11 @@
 package chesstb
 
 import (
+	"context"
 	"errors"
 	"fmt"
+
+	"github.com/tbfs/tbfs/chess"
 )
 
 // fullResult is probeNode's answer for one node: the class, and every
@@ -41,6 +44,13 @@ type fullResult struct {
 // before dtm/, DTZ from the DTC pack before the DTM50 pack's draw flip
 // before dtz/.
 func (p *prober) probeNode(n *node, rule50, depth int) (fullResult, error) {
+	return p.probeNodeOnly(n, rule50, depth, 0)
+}
+
+// probeNodeOnly is probeNode for a caller that wants one pack metric (only
+// is MetricDTM50 or MetricDTC; 0 asks for every metric): it skips the reads
+// that cannot change that metric, so the other fields may be missing.
+func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullResult, error) {
 	var r fullResult
 	w, err := p.wdlInternal(n, depth)
 	if err != nil {
@@ -59,8 +69,16 @@ func (p *prober) probeNode(n *node, rule50, depth int) (fullResult, error) {
 			r.hasDTM50, r.dtm50W = true, wDraw
 		}
 	} else {
-		if err := p.packedMates(n, w, rule50, depth, &r); err != nil {
-			return r, err
+		// A DTC call on pawnful material reads only the DTC pack, whose
+		// answer nothing else changes; a DTM50 call stops after the DTM50
+		// pack, which no later read feeds.
+		if only != MetricDTC || !n.mat.hasPawns() {
+			if err := p.packedMates(n, w, rule50, depth, &r); err != nil {
+				return r, err
+			}
+		}
+		if only == MetricDTM50 {
+			return p.overlay(n, r, depth, only)
 		}
 		if n.mat.hasPawns() {
 			cell, err := p.dtcInternal(n, w, rule50, depth)
@@ -108,7 +126,7 @@ func (p *prober) probeNode(n *node, rule50, depth int) (fullResult, error) {
 			}
 		}
 	}
-	return p.overlay(n, r, depth)
+	return p.overlay(n, r, depth, only)
 }
 
 // packedMates fills DTM (and the DTZ a layer-0 read pins) and, under the
@@ -180,7 +198,7 @@ func (p *prober) packedMates(n *node, w wdlv, rule50, depth int, r *fullResult) 
 // overlay applies the en-passant overlay: each legal ep capture is probed
 // as a fresh position (the capture zeroes the clock) and kept where better,
 // metric by metric.
-func (p *prober) overlay(n *node, r fullResult, depth int) (fullResult, error) {
+func (p *prober) overlay(n *node, r fullResult, depth int, only Metric) (fullResult, error) {
 	eps := epCaptures(&n.pos)
 	if len(eps) == 0 {
 		return r, nil
@@ -205,7 +223,7 @@ func (p *prober) overlay(n *node, r fullResult, depth int) (fullResult, error) {
 				hasDTM50: best.hasDTM50, dtm50W: wDraw}
 		} else {
 			var err error
-			if cr, err = p.probeNode(&cn, 0, depth+1); err != nil {
+			if cr, err = p.probeNodeOnly(&cn, 0, depth+1, only); err != nil {
 				return fullResult{}, err
 			}
 		}
@@ -317,4 +335,25 @@ func (r *fullResult) fill(res *Result) {
 	} else {
 		res.unavailable(MetricDTC, r.dtcErr)
 	}
+}
+
+// probeOnly is Probe for a caller that wants one pack metric (MetricDTM50 or
+// MetricDTC): the other metrics of the Result may be missing.
+func (tb *Tablebase) probeOnly(ctx context.Context, pos *chess.Position, m Metric) (Result, error) {
+	leave, err := tb.enter()
+	if err != nil {
+		return Result{}, err
+	}
+	defer leave()
+	n, res, done, err := tb.root(ctx, pos)
+	if err != nil || done {
+		return res, err
+	}
+	p := &prober{ctx: ctx, tb: tb}
+	r, err := p.probeNodeOnly(&n, pos.HalfmoveClock(), 0, m)
+	if err != nil {
+		return res, err
+	}
+	r.fill(&res)
+	return res, nil
 }

@@ -497,7 +497,7 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 // positions and a side already checkmated. Pawnless material has no DTC
 // table; there the answer is DTZ at no pushes, as the reference gives it.
 func (tb *Tablebase) DTC(ctx context.Context, pos *chess.Position) (DTC, error) {
-	res, err := tb.Probe(ctx, pos)
+	res, err := tb.probeOnly(ctx, pos, MetricDTC)
 	if err != nil {
 		return DTC{}, err
 	}

@@ -413,7 +413,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 // one apart). At clock 100 or more every position is a draw except a mate
 // on the board (or an en-passant capture that resets the count).
 func (tb *Tablebase) DTM50(ctx context.Context, pos *chess.Position) (int, error) {
-	res, err := tb.Probe(ctx, pos)
+	res, err := tb.probeOnly(ctx, pos, MetricDTM50)
 	if err != nil {
 		return 0, err
 	}
