@@ -212,11 +212,14 @@ func TestForfeits(t *testing.T) {
 		}
 	})
 	t.Run("silent client", func(t *testing.T) {
-		a1, a2, res, _ := server(t, match.Options{Timeout: 300 * time.Millisecond})
-		p1, p2 := dial(t, a1), dial(t, a2)
+		// Each client dials just before its setup so that only player
+		// 1's silence can reach the short deadline.
+		a1, a2, res, _ := server(t, match.Options{Timeout: time.Second})
+		p1 := dial(t, a1)
 		p1.expect("SET?")
 		p1.send("SET:ABCD")
 		p1.expect("OK")
+		p2 := dial(t, a2)
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
 		p2.expect("OK")
