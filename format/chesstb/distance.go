@@ -42,7 +42,7 @@ func (p *prober) distance(k Kind, n *node, w wdlv, depth int) (uint16, error) {
 	if w == wDraw {
 		return 0, nil
 	}
-	t, err := p.tb.table(p.ctx, k, n.mat)
+	t, err := p.table(k, n.mat)
 	if err != nil {
 		return 0, err
 	}

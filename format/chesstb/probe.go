@@ -167,6 +167,31 @@ type prober struct {
 	ctx   context.Context
 	tb    *Tablebase
 	moves [maxDepth + 2][]chess.Move
+	// tabs remembers the last tables this probe opened: a rebuild asks for
+	// the same few tables once per child.
+	tabs    [8]proberTable
+	tabNext int
+}
+
+type proberTable struct {
+	kind Kind
+	mat  material
+	t    *tableFile
+}
+
+// table is Tablebase.table with the probe's own memory in front.
+func (p *prober) table(k Kind, m material) (*tableFile, error) {
+	for i := range p.tabs {
+		if e := &p.tabs[i]; e.t != nil && e.kind == k && e.mat == m {
+			return e.t, nil
+		}
+	}
+	t, err := p.tb.table(p.ctx, k, m)
+	if err == nil {
+		p.tabs[p.tabNext] = proberTable{k, m, t}
+		p.tabNext = (p.tabNext + 1) % len(p.tabs)
+	}
+	return t, err
 }
 
 // legal returns the legal moves of pos, en-passant captures left out: a
@@ -256,7 +281,7 @@ func unsupportedFrame(t *tableFile, c int) error {
 // wdlInternal is the class of n from its WDL table, ep rights ignored:
 // read, read through the mirror, or rebuilt.
 func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
-	t, err := p.tb.table(p.ctx, KindWDL, n.mat)
+	t, err := p.table(KindWDL, n.mat)
 	if err != nil {
 		return wIllegal, err
 	}
@@ -288,7 +313,7 @@ func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
 // wdlStored is the raw code of a quiet child, which always lies in the kept
 // frame of the same material; the boundary markers stay intact.
 func (p *prober) wdlStored(n *node, depth int) (uint8, error) {
-	t, err := p.tb.table(p.ctx, KindWDL, n.mat)
+	t, err := p.table(KindWDL, n.mat)
 	if err != nil {
 		return storedIllegal, err
 	}
