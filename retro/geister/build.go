@@ -290,6 +290,11 @@ func writeAtomic(dir, name string, fill func(io.Writer) error) error {
 		f.Close()
 		return err
 	}
+	// CreateTemp makes the file private; tables are for everyone to read.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
