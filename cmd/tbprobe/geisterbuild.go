@@ -162,7 +162,7 @@ type progressBar struct {
 func (b *progressBar) update(p builder.Progress) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.quiet || (p.Phase == "layer" && time.Since(b.last) < 200*time.Millisecond) {
+	if b.quiet || (p.Phase != "done" && time.Since(b.last) < 200*time.Millisecond) {
 		return
 	}
 	b.last = time.Now()

@@ -129,6 +129,9 @@ type solver struct {
 	start   time.Time
 	report  func(Progress)
 	decided atomic.Uint64
+
+	mu         sync.Mutex // serialises report calls
+	lastReport time.Time
 }
 
 // noLoss is added to the counter of an entry that cannot be lost.
@@ -186,7 +189,24 @@ func (s *solver) progress(phase string, layer int, done uint64) {
 	if s.report == nil {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastReport = time.Now()
 	s.report(Progress{Materials: s.mats[:s.n], Phase: phase, Layer: layer, Done: done, Total: s.total(), Elapsed: time.Since(s.start)})
+}
+
+// progressSometimes reports progress from inside a phase, at most twice a
+// second.
+func (s *solver) progressSometimes(phase string, layer int, done uint64) {
+	if s.report == nil {
+		return
+	}
+	s.mu.Lock()
+	due := time.Since(s.lastReport) >= 500*time.Millisecond
+	s.mu.Unlock()
+	if due {
+		s.progress(phase, layer, done)
+	}
 }
 
 // slot returns the index into val of material m, or -1 when m is not one of
@@ -361,7 +381,7 @@ func (s *solver) run(ctx context.Context) error {
 			assigned.see(hiVal)
 			pending.see(hiCap)
 			s.decided.Add(decided)
-			scanned.Add(hi - lo)
+			s.progressSometimes("init", 0, scanned.Add(hi-lo))
 			return nil
 		})
 		if err != nil {
