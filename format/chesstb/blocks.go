@@ -58,6 +58,9 @@ func (f *frame) skipBlock(b uint64) bool {
 // block returns decoded block b of frame c, through the shared cache.
 func (t *tableFile) block(ctx context.Context, c int, b uint64, decode func([]byte, uint64) ([]byte, error)) ([]byte, error) {
 	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	if v, ok := t.cache.peek(key); ok {
+		return v.([]byte), nil
+	}
 	data, err := t.cache.get(ctx, key, func() ([]byte, error) {
 		comp, err := t.readCompressed(ctx, c, b)
 		if err != nil {
@@ -213,6 +216,11 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 // byte need, through the shared cache.
 func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([]byte, error) {
 	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	if v, ok := t.cache.peek(key); ok {
+		if data, err := v.(*lzmaBlock).upTo(need); err == nil {
+			return data, nil
+		}
+	}
 	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
 		comp, err := t.readCompressed(ctx, c, b)
 		if err != nil {

@@ -103,6 +103,20 @@ func (c *blockCache) getValue(ctx context.Context, key blockKey, decode func() (
 	return val, err
 }
 
+// peek returns a cached, fully decoded block without arranging a decode:
+// the allocation-free path of a hit.
+func (c *blockCache) peek(key blockKey) (any, bool) {
+	c.mu.Lock()
+	e, ok := c.items[key]
+	if !ok || e.elem == nil {
+		c.mu.Unlock()
+		return nil, false
+	}
+	c.lru.MoveToFront(e.elem)
+	c.mu.Unlock()
+	return e.val, true
+}
+
 func (c *blockCache) evictOldest() {
 	back := c.lru.Back()
 	e := back.Value.(*cacheEntry)
