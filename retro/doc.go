@@ -12,7 +12,9 @@
 //     finds the mates by the rules, takes the values of captures and
 //     promotions from sub-materials, and runs the propagation to a fixpoint:
 //     the result is the exact distance to mate of every position, draws
-//     included.
+//     included. Materials of up to five men are indexed; materials with
+//     pawns on both sides are refused (ErrUnsupported), because en passant
+//     would need positions the index does not hold.
 //   - ProveMate decides "the side to move mates in at most n moves" (or "is
 //     mated in at most n whatever it plays") by an exhaustive AND/OR search
 //     without pruning or evaluation, optionally under the 50-move rule.
