@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	cchess "github.com/corentings/chess/v2"
@@ -143,9 +144,15 @@ func (r oracleRow) wantJSON(t testing.TB, fen string) map[string]any {
 	return m
 }
 
+// ccMu serialises calls into corentings/chess: its FEN decoder writes
+// package-level state, so concurrent test clients would race in it.
+var ccMu sync.Mutex
+
 // ccStatus asks corentings/chess whether fen is checkmate or stalemate.
 func ccStatus(t testing.TB, fen string) (checkmate, stalemate bool) {
 	t.Helper()
+	ccMu.Lock()
+	defer ccMu.Unlock()
 	opt, err := cchess.FEN(fen)
 	if err != nil {
 		t.Fatalf("corentings cannot read %q: %v", fen, err)

@@ -197,11 +197,14 @@ func checkStandard(t *testing.T, base, fen string, roots map[string]oracleRow, k
 	if len(moves) != len(kids) {
 		t.Errorf("%s: %d moves, the reference lists %d", fen, len(moves), len(kids))
 	}
+	ccMu.Lock()
 	opt, err := cchess.FEN(fen)
 	if err != nil {
+		ccMu.Unlock()
 		t.Fatal(err)
 	}
 	parent := cchess.NewGame(opt).Position()
+	ccMu.Unlock()
 	for _, mv := range moves {
 		m := mv.(map[string]any)
 		if k := keysOf(m); !reflect.DeepEqual(k, lichessMoveKeys) {
@@ -214,15 +217,19 @@ func checkStandard(t *testing.T, base, fen string, roots map[string]oracleRow, k
 			continue
 		}
 		// The child's FEN (for the rules-based keys) comes from corentings.
+		ccMu.Lock()
 		cm, err := cchess.UCINotation{}.Decode(parent, uci)
 		if err != nil {
+			ccMu.Unlock()
 			t.Fatalf("%s: corentings rejects %s: %v", fen, uci, err)
 		}
 		child := parent.Update(cm).String()
-		want := row.wantLichess(t, child)
 		// Zeroing by the rules: a capture or a pawn move.
-		want["zeroing"] = cm.HasTag(cchess.Capture) || cm.HasTag(cchess.EnPassant) ||
+		zeroing := cm.HasTag(cchess.Capture) || cm.HasTag(cchess.EnPassant) ||
 			parent.Board().Piece(cm.S1()).Type() == cchess.Pawn
+		ccMu.Unlock()
+		want := row.wantLichess(t, child)
+		want["zeroing"] = zeroing
 		checkLichess(t, row.where+" "+uci, m, want)
 	}
 	// Best first: no later move is better for the mover than the first.
