@@ -8,7 +8,10 @@
 // Solve works on one such pair in memory; Build walks every material up to
 // a total piece count in dependency order, writes the raw ".bin" and a
 // seekable-zstd ".bin.zst" for each, and skips materials already built and
-// verified, so an interrupted build can be resumed.
+// verified, so an interrupted build can be resumed. A material is complete
+// when its "<name>.sha256" sidecar (sha256sum(1) format, written after both
+// files) matches the raw file, whose size must be the material's entry
+// count, and the ".zst" file.
 //
 // The values follow FORMAT.md §2 of the reference folder: odd v wins in v
 // plies, even v loses in v plies, 0 is no result within the 210-ply horizon.
