@@ -140,7 +140,7 @@ func BenchmarkBenchShipped(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			tables := tc.tables(b)
-			for _, par := range []int{1} {
+			for _, par := range []int{1, 8} {
 				b.Run("parallel-"+strconv.Itoa(par), func(b *testing.B) {
 					var p [2]benchPass
 					for b.Loop() {
