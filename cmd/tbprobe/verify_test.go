@@ -198,3 +198,18 @@ func TestLsAndInfo(t *testing.T) {
 		t.Errorf("info of an absent material: exit %d, %s", res.code, res.stderr)
 	}
 }
+
+// TestLsPlugins: with an empty plugin directory, ls --plugins says so and
+// succeeds; a plugin directory that does not exist is an error naming it.
+func TestLsPlugins(t *testing.T) {
+	dir := t.TempDir()
+	res := runBin(t, "", []string{"TBFS_PLUGIN_DIR="}, "ls", "--plugins", "--plugin-dir", dir)
+	if res.code != 0 || !strings.Contains(res.stdout, "no plugins in "+dir) {
+		t.Errorf("empty dir: exit %d, %q %q", res.code, res.stdout, res.stderr)
+	}
+	missing := filepath.Join(dir, "absent")
+	res = runBin(t, "", []string{"TBFS_PLUGIN_DIR="}, "ls", "--plugins", "--plugin-dir", missing)
+	if res.code == 0 || !strings.Contains(res.stderr, "absent") {
+		t.Errorf("missing dir: exit %d, %q %q", res.code, res.stdout, res.stderr)
+	}
+}
