@@ -393,45 +393,33 @@ func (s *solver) run(ctx context.Context) error {
 	// Layers: every entry of value d is decided in layer d (or earlier,
 	// when its value is already certain), from the entries of value d-1
 	// and from aux.
-	assignments := make([][]assignment, s.workers)
 	for d := 2; d <= model.Horizon; d++ {
 		if d-1 > assigned.get() && d > pending.get() {
 			break
 		}
 		before := s.decided.Load()
 		// Phase 1: the parents of the entries of value d-1. After a loss
-		// they are won in d plies (marked); after a win their counters
-		// drop, and a parent whose every child is now a known win is lost
-		// (collected, as it is written only after every read).
+		// they are won in d plies; after a win their counters drop, and a
+		// parent whose every child is now a known win is lost, its value
+		// put in aux. Either way the parent is marked, and written only in
+		// phase 2, after every read.
 		for k := 0; k < s.n; k++ {
-			err := s.parallel(ctx, uint64(len(s.val[k])), func(w int, lo, hi uint64) error {
-				a, err := s.expand(k, lo, hi, d, assignments[w])
-				assignments[w] = a
-				return err
+			err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
+				return s.expand(k, lo, hi, d)
 			})
 			if err != nil {
 				return err
 			}
 		}
-		// Phase 2: write the wins of this layer.
-		if d%2 == 1 {
-			for k := 0; k < s.n; k++ {
-				err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
-					s.decideWins(k, lo, hi, d)
-					return nil
-				})
-				if err != nil {
-					return err
-				}
+		// Phase 2: write the values found.
+		for k := 0; k < s.n; k++ {
+			err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
+				assigned.see(s.decideLayer(k, lo, hi, d))
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-		}
-		for w, as := range assignments {
-			for _, a := range as {
-				s.val[a.slot][a.idx] = a.v
-				assigned.see(int(a.v))
-			}
-			s.decided.Add(uint64(len(as)))
-			assignments[w] = as[:0]
 		}
 		if d%2 == 1 && s.decided.Load() > before {
 			assigned.see(d)
@@ -442,18 +430,11 @@ func (s *solver) run(ctx context.Context) error {
 	return nil
 }
 
-// assignment is a loss found in phase 1, written after the phase's reads.
-type assignment struct {
-	slot int
-	idx  uint64
-	v    uint8
-}
-
 // expand handles the entries of slot k in [lo, hi) whose value is d-1: it
 // visits every parent move into them, in the orientation the parent's entry
 // stores, so that each move of an entry's own move list (computed from
 // Unrank) is visited exactly once, as its counter expects.
-func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assignment, error) {
+func (s *solver) expand(k int, lo, hi uint64, d int) error {
 	v := uint8(d - 1)
 	val := s.val[k]
 	pk := s.other(k)
@@ -476,8 +457,11 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 		if left == 0 {
 			// Every child is a win: the longest is this one (d-1) or a
 			// capture's (aux).
+			// Only this worker saw the counter reach 0, so only it
+			// touches aux[idx] in this phase.
 			if lv := max(d-1, int(aux[idx])) + 1; lv <= model.Horizon {
-				out = append(out, assignment{pk, idx, uint8(lv)})
+				aux[idx] = uint8(lv)
+				atomic.OrUint64(&cand[idx>>6], 1<<(idx&63))
 			}
 		}
 	}
@@ -487,7 +471,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 		}
 		x, err := model.Unrank(s.mats[k], i)
 		if err != nil {
-			return out, err
+			return err
 		}
 		nOwn := bits.OnesCount64(x.OwnBlue | x.OwnRed)
 		// The entry stands for x and its mirror image unless the observed
@@ -504,7 +488,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 			}
 			_, idx, mirrored, err := model.RankOriented(q)
 			if err != nil {
-				return out, err
+				return err
 			}
 			if !both {
 				if !mirrored {
@@ -516,13 +500,13 @@ func (s *solver) expand(k int, lo, hi uint64, d int, out []assignment) ([]assign
 			if fixed[pk] && symmetricObservation(q) {
 				_, j, err := model.Rank(q.Mirror())
 				if err != nil {
-					return out, err
+					return err
 				}
 				visit(j)
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // symmetricObservation reports whether p's board with the opponent colours
@@ -532,16 +516,28 @@ func symmetricObservation(p model.Position) bool {
 	return m.OwnBlue == p.OwnBlue && m.OwnRed == p.OwnRed && m.OppBlue|m.OppRed == p.OppBlue|p.OppRed
 }
 
-// decideWins writes the wins of odd layer d among the entries of slot k in
-// [lo, hi): the undecided entries marked in phase 1 and those whose
-// capture into a loss (aux) wins in d plies, the entries being marked only
-// after every quicker win was written.
-func (s *solver) decideWins(k int, lo, hi uint64, d int) {
+// decideLayer writes the values of layer d found for the entries of slot k
+// in [lo, hi) and returns the largest. In an odd layer those are wins in d
+// plies: the undecided entries marked in phase 1 and those whose capture
+// into a loss (aux) wins in d plies, marked only now that every quicker
+// win is written. In an even layer they are losses, their values in aux.
+func (s *solver) decideLayer(k int, lo, hi uint64, d int) int {
 	val, aux, cand, cnt := s.val[k], s.aux[k], s.cand[k], s.cnt[k]
 	var decided uint64
+	odd := d%2 == 1
+	top := 0
 	for w := lo / 64; w < (hi+63)/64; w++ {
 		word := cand[w]
 		cand[w] = 0
+		if !odd {
+			for ; word != 0; word &= word - 1 {
+				i := w*64 + uint64(bits.TrailingZeros64(word))
+				val[i] = aux[i]
+				top = max(top, int(aux[i]))
+				decided++
+			}
+			continue
+		}
 		for i := w * 64; i < min(w*64+64, hi); i++ {
 			if aux[i] == uint8(d) && cnt[i/4]>>(8*(i%4))&0xff >= noLoss {
 				word |= 1 << (i & 63)
@@ -551,9 +547,11 @@ func (s *solver) decideWins(k int, lo, hi uint64, d int) {
 			i := w*64 + uint64(bits.TrailingZeros64(word))
 			if val[i] == 0 {
 				val[i] = uint8(d)
+				top = d
 				decided++
 			}
 		}
 	}
 	s.decided.Add(decided)
+	return top
 }
