@@ -18,8 +18,11 @@ import (
 // Prober answers positions for the tree.
 type Prober interface {
 	// Report returns what the tables say about pos and, with children,
-	// about the position after every legal move, best first. A metric no
-	// table answers is left nil with the reason in Unavailable, and a
+	// about the position after every legal move, best first (Collector,
+	// the mount's Prober, orders and marks them by render.MoveRanking: the
+	// prober's DTZ root ranking with the 50-move rule at the FEN's clock).
+	// A metric no table answers is left nil with the reason in
+	// Unavailable, and a
 	// material with no table at all comes back as a report whose Error
 	// says so; an error return means the position could not be answered
 	// (a transport failure, a corrupt table) and readers see EIO.
@@ -170,7 +173,9 @@ func errnoName(e syscall.Errno) string {
 
 // Collector is the Prober tbfs mounts with: render.Collect over a
 // tablebase (a *chesstb.Tablebase), so the files say exactly what tbprobe
-// prints.
+// prints, and moves/ lists moves in tbprobe --children's order, the
+// prober's DTZ root ranking with the 50-move rule at the FEN's clock
+// (render.MoveRanking).
 type Collector struct {
 	Prober render.Prober
 }

@@ -31,6 +31,7 @@ Directories:
   dtm50/<FEN>        signed plies to mate within the 50-move rule from the clock
   dtc/<FEN>          "pushes plies": depth to conversion
   moves/<FEN>        every legal move with the values after it, best first
+                     by DTZ under the 50-move rule at the FEN's clock
                      (<FEN>.json for JSON)
 `)
 	if cfg.Geister != nil {

@@ -12,12 +12,34 @@ import (
 )
 
 // Prober is what Collect needs from a tablebase; *chesstb.Tablebase is one.
+// RankMoves is there so the move lists of every front end take their order
+// and their best marks from the prober's root ranking, the one checked
+// against the reference prober, rather than from a sort of their own.
 type Prober interface {
 	Probe(ctx context.Context, pos *chess.Position) (chesstb.Result, error)
+	RankMoves(ctx context.Context, pos *chess.Position, opts chesstb.RankOptions) ([]chesstb.RootMove, error)
 }
+
+// MoveRanking is the ranking Collect orders and marks moves by, and so the
+// one tbprobe --children, the tbfs moves/ files and tbprobe serve's moves
+// list all use: the DTZ ranker (Fathom's DTZ root probe, priced on DTC's
+// line where the material carries DTC) with the 50-move rule at the
+// position's own half-move clock. Lichess orders its moves by DTZ too, and
+// honouring the clock means a win the clock has already spent is not put
+// ahead of one that still converts in time. A FEN says nothing of earlier
+// positions, so the root is taken as not repeated.
+var MoveRanking = chesstb.RankOptions{Ranker: chesstb.RankDTZ, Rule50: true}
 
 // Collect probes pos and, with children, the position after every legal
 // move, and returns the report both front ends render.
+//
+// The moves come from the prober's RankMoves with MoveRanking: its order
+// (best first), its best marks, and each move's post-move probe, so no
+// child is probed twice. Where the ranking cannot be made because some
+// move has no answer in the tables (a missing material, say), every move
+// is still listed with what the tables say of it, in UCI order and with
+// none marked best, and Report.MovesUnranked says why: a best chosen over
+// part of the moves could be wrong.
 //
 // Answers the tables cannot give are part of the report, not errors: a
 // material with no table, a position outside the tables' domain (castling
@@ -44,6 +66,29 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 		return rep, nil
 	}
 	rep.Moves = []Move{}
+	ranked, err := p.RankMoves(ctx, pos, MoveRanking)
+	switch {
+	case err == nil:
+		for i := range ranked {
+			rm := &ranked[i]
+			mv := Move{UCI: rm.Move.UCI(), SAN: pos.SAN(rm.Move), Best: rm.Best}
+			mv.Values, _ = FromResult(&rm.After)
+			rep.Moves = append(rep.Moves, mv)
+		}
+		return rep, nil
+	case !answerable(err):
+		return nil, err
+	}
+	rep.MovesUnranked = err.Error()
+	if err := unranked(ctx, p, pos, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// unranked lists every move of pos with its own probe, in UCI order, for a
+// position whose moves cannot all be ranked.
+func unranked(ctx context.Context, p Prober, pos *chess.Position, rep *Report) error {
 	for _, m := range pos.LegalMoves(nil) {
 		child := pos.Play(m)
 		mv := Move{UCI: m.UCI(), SAN: pos.SAN(m)}
@@ -55,12 +100,12 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 			mv.Error = describe(cres.Material, err)
 			mv.Checkmate, mv.Stalemate = cres.Checkmate, cres.Stalemate
 		default:
-			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
+			return fmt.Errorf("after %s: %w", m.UCI(), err)
 		}
 		rep.Moves = append(rep.Moves, mv)
 	}
-	SortMoves(rep.Moves)
-	return rep, nil
+	sort.Slice(rep.Moves, func(i, j int) bool { return rep.Moves[i].UCI < rep.Moves[j].UCI })
+	return nil
 }
 
 // answerable reports whether a probe error is a fact about the position
@@ -128,54 +173,3 @@ func reason(res *chesstb.Result, m chesstb.Metric) string {
 }
 
 func intPtr(n int) *int { return &n }
-
-// SortMoves orders moves best first for the side that makes them and marks
-// the best. A move's values are the opponent's after it, so the mover's
-// outcome is the negated WDL. Among wins the shortest DTZ comes first (it
-// keeps the 50-move rule safe), then the shortest DTM; among losses the
-// longest; ties, draws among them, keep UCI order. Moves whose class is unknown come last.
-// The best moves are those sharing the first move's class and distances.
-func SortMoves(moves []Move) {
-	sort.Slice(moves, func(i, j int) bool { return moves[i].UCI < moves[j].UCI })
-	sort.SliceStable(moves, func(i, j int) bool { return moveLess(&moves[i], &moves[j]) })
-	for i := range moves {
-		moves[i].Best = moves[0].WDL != nil && !moveLess(&moves[0], &moves[i])
-	}
-}
-
-// moveLess reports whether a is strictly better than b for the mover.
-func moveLess(a, b *Move) bool {
-	if (a.WDL == nil) != (b.WDL == nil) {
-		return a.WDL != nil
-	}
-	if a.WDL == nil {
-		return false
-	}
-	if *a.WDL != *b.WDL {
-		return *a.WDL < *b.WDL // the opponent's worse is the mover's better
-	}
-	mover := -*a.WDL
-	for _, m := range []Metric{MetricDTZ, MetricDTM} {
-		x, xok := a.Int(m)
-		y, yok := b.Int(m)
-		if xok != yok {
-			return xok
-		}
-		if !xok || x == y || mover == 0 {
-			continue
-		}
-		ax, ay := abs(x), abs(y)
-		if mover > 0 {
-			return ax < ay // win: faster
-		}
-		return ax > ay // loss: slower
-	}
-	return false
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
-}

@@ -109,7 +109,8 @@ type Move struct {
 	Values
 	// Error says why the position after the move has no answer.
 	Error string `json:"error,omitempty"`
-	// Best marks the moves that keep the best outcome for the mover.
+	// Best marks the moves the prober's root ranking (MoveRanking) puts
+	// first, ties included; none is marked when the moves are unranked.
 	Best bool `json:"-"`
 }
 
@@ -117,9 +118,13 @@ type Move struct {
 type Report struct {
 	FEN string `json:"fen"`
 	Values
-	// Moves are the legal moves, best first, when they were asked for;
-	// an empty non-nil list means there are none (mate or stalemate).
+	// Moves are the legal moves, best first by MoveRanking, when they were
+	// asked for; an empty non-nil list means there are none (mate or
+	// stalemate).
 	Moves []Move `json:"moves,omitzero"`
+	// MovesUnranked, when set, says why the moves could not be ranked; they
+	// are then in UCI order and none is marked best.
+	MovesUnranked string `json:"-"`
 	// Error says why the position has no answer at all (no table for its
 	// material, for instance); the values are then empty.
 	Error string `json:"error,omitempty"`
@@ -187,7 +192,11 @@ func Text(r *Report) []byte {
 		if len(r.Moves) == 0 {
 			buf.WriteString("  moves: none\n")
 		} else {
-			buf.WriteString("  moves (values after the move, for the side to move then; * = best):\n")
+			if r.MovesUnranked != "" {
+				fmt.Fprintf(&buf, "  moves (values after the move, for the side to move then; not ranked: %s):\n", r.MovesUnranked)
+			} else {
+				buf.WriteString("  moves (values after the move, for the side to move then; * = best):\n")
+			}
 			for _, mv := range r.Moves {
 				mark := " "
 				if mv.Best {

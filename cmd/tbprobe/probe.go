@@ -47,7 +47,7 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var opts probeOptions
 	fs.IntVar(&opts.hmc, "hmc", -1, "half-move clock to probe at, overriding the FEN's fifth field")
 	fs.BoolVar(&opts.json, "json", false, "print one JSON object per position")
-	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first")
+	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first by DTZ under the 50-move rule at the FEN's clock (the prober's root ranking)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -126,7 +126,10 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return 0
 }
 
-// probeFEN parses and probes one FEN. A position the tables have nothing
+// probeFEN parses and probes one FEN. With --children the moves are ordered
+// and marked by render.Collect, that is by the prober's DTZ root ranking
+// with the 50-move rule at the FEN's clock (after --hmc), as lichess orders
+// by DTZ. A position the tables have nothing
 // for comes back as a report with Error set; an error return means the FEN
 // was bad or the tables could not be read.
 func probeFEN(ctx context.Context, ts *tableSet, fen string, opts probeOptions) (*render.Report, error) {

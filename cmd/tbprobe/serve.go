@@ -180,7 +180,11 @@ func fillValues(v *render.Values, cat *render.Category, dtz, precise, dtm, dtc *
 	}
 }
 
-// answer probes one position with its moves. A position outside the tables
+// answer probes one position with its moves. The moves are in
+// render.Collect's order: the prober's DTZ root ranking with the 50-move
+// rule at the FEN's clock, the natural order for a lichess-shaped answer,
+// as lichess orders its moves by DTZ. (The mainline ignores the rule; see
+// mainline.) A position outside the tables
 // is an answer (category unknown, Error set); an error return means the
 // tables could not be read.
 func (s *server) answer(ctx context.Context, pos *chess.Position) (*lichessAnswer, error) {
