@@ -271,3 +271,28 @@ func (tb *Tablebase) VerifyChecksum(ctx context.Context, k Kind, material string
 	}
 	return nil
 }
+
+// RecountWDL counts, for each side to move, the real positions of a
+// canonical material's WDL table by class, as the generator's .info totals
+// count them (every board placement once, illegal ones apart). counted[c]
+// is false when frame c is not on file to count: a symmetric material's
+// mirrored Black frame, or a dropped frame. A stored cell that contradicts
+// the legality rule is an error matching ErrCorrupt.
+func (tb *Tablebase) RecountWDL(ctx context.Context, material string) (counts [2]ColorCounts, counted [2]bool, err error) {
+	t, done, err := tb.openNamed(ctx, KindWDL, material)
+	if err != nil {
+		return counts, counted, err
+	}
+	defer done()
+	for c := range 2 {
+		f := &t.hdr.frames[c]
+		if !f.stored() && !f.singular {
+			continue
+		}
+		if counts[c], err = t.recountWDL(ctx, c); err != nil {
+			return counts, counted, err
+		}
+		counted[c] = true
+	}
+	return counts, counted, nil
+}
