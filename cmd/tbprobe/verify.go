@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/source"
 	"golang.org/x/term"
 )
 
@@ -18,7 +21,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe verify [--tables URL]... [MATERIAL...]\n\nDecodes every block of every table (or of the named materials' tables),\nchecks each decoded cell against its header and each file's XXH64\nchecksum, and names every corrupt block. A progress bar is drawn on a\nterminal; otherwise one line per table. Exit status 1 on any corruption.\n\n")
+		fmt.Fprint(stderr, "usage: tbprobe verify [--tables URL]... [MATERIAL...]\n\nDecodes every block of every table (or of the named materials' tables),\nchecks each decoded cell against its header and each file's XXH64\nchecksum, and names every corrupt block. Where a folder ships the\ngenerator's info/dtz/MATERIAL.info files, each WDL table is recounted\nand its per-colour win/draw/lose/illegal totals compared with them. A progress bar is drawn on a\nterminal; otherwise one line per table. Exit status 1 on any corruption.\n\n")
 		fs.PrintDefaults()
 	}
 	var tf tableFlags
@@ -45,21 +48,25 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	if len(want) > 0 {
+		// Keep every kind of each named material, not just the first.
 		kept := tables[:0]
+		found := map[string]bool{}
 		for _, e := range tables {
 			if want[e.material] {
 				kept = append(kept, e)
-				delete(want, e.material)
+				found[e.material] = true
 			}
 		}
 		tables = kept
 		for m := range want {
-			fmt.Fprintf(stderr, "tbprobe verify: no table for %s\n", m)
-			return 1
+			if !found[m] {
+				fmt.Fprintf(stderr, "tbprobe verify: no table for %s\n", m)
+				return 1
+			}
 		}
 	}
 	bar := newProgress(stderr)
-	var bad, failed int
+	var bad, failed, recounted, mismatches int
 	for i, e := range tables {
 		label := fmt.Sprintf("[%d/%d] %s", i+1, len(tables), e.name)
 		blocks, err := ts.tb.VerifyTable(ctx, e.kind, e.material, func(done, total int64) {
@@ -86,12 +93,109 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if len(blocks) == 0 && !bar.tty {
 			fmt.Fprintf(stdout, "ok      %s\n", e.name)
 		}
+		if e.kind == chesstb.KindWDL && len(blocks) == 0 {
+			r := recountInfo(ctx, ts, e, stdout)
+			recounted += r.checked
+			mismatches += r.mismatches
+			failed += r.failed
+		}
 	}
 	fmt.Fprintf(stdout, "%d tables verified, %d corrupt blocks or files, %d unreadable\n", len(tables), bad, failed)
-	if bad > 0 || failed > 0 || ctx.Err() != nil {
+	if recounted > 0 || mismatches > 0 {
+		fmt.Fprintf(stdout, "%d .info files compared with a recount, %d totals differ\n", recounted, mismatches)
+	}
+	if bad > 0 || failed > 0 || mismatches > 0 || ctx.Err() != nil {
 		return 1
 	}
 	return 0
+}
+
+// infoName is where the generator's side file for a material's WDL and DTZ
+// tables lives, relative to a table folder's root.
+func infoName(material string) string { return "info/dtz/" + material + ".info" }
+
+// recountResult tallies one table's .info comparison.
+type recountResult struct{ checked, mismatches, failed int }
+
+// recountInfo compares the generator's per-colour W/D/L/illegal totals for
+// a WDL table with a recount of the table, when the table's source ships
+// the .info file; it prints one MISMATCH line per differing total.
+func recountInfo(ctx context.Context, ts *tableSet, e tableEntry, stdout io.Writer) recountResult {
+	var res recountResult
+	src := -1
+	for i, n := range ts.names {
+		if n == e.src {
+			src = i
+			break
+		}
+	}
+	if src < 0 {
+		return res
+	}
+	name := infoName(e.material)
+	obj, err := ts.stacks[src].Open(ctx, name)
+	if errors.Is(err, source.ErrNotFound) {
+		return res // this folder ships no .info files
+	}
+	if err != nil {
+		fmt.Fprintf(stdout, "FAILED  %s: %v (in %s)\n", name, err, e.src)
+		res.failed++
+		return res
+	}
+	defer obj.Close()
+	if obj.Size() != chesstb.InfoSize {
+		fmt.Fprintf(stdout, "MISMATCH %s: %d bytes, a generator .info file has %d (in %s)\n", name, obj.Size(), chesstb.InfoSize, e.src)
+		res.mismatches++
+		return res
+	}
+	data, err := source.ReadAll(ctx, obj, source.HintData)
+	if err != nil {
+		fmt.Fprintf(stdout, "FAILED  %s: %v (in %s)\n", name, err, e.src)
+		res.failed++
+		return res
+	}
+	info, err := chesstb.ParseInfo(data)
+	if err != nil {
+		fmt.Fprintf(stdout, "MISMATCH %s: %v (in %s)\n", name, err, e.src)
+		res.mismatches++
+		return res
+	}
+	counts, counted, err := ts.tb.RecountWDL(ctx, e.material)
+	switch {
+	case errors.Is(err, chesstb.ErrUnsupported):
+		fmt.Fprintf(stdout, "note    %s: not recounted: %v\n", name, err)
+		return res
+	case errors.Is(err, chesstb.ErrCorrupt):
+		fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", err, e.src)
+		res.mismatches++
+		return res
+	case err != nil:
+		fmt.Fprintf(stdout, "FAILED  recount of %s: %v (in %s)\n", e.name, err, e.src)
+		res.failed++
+		return res
+	}
+	res.checked++
+	for c, side := range [2]string{"white", "black"} {
+		if !counted[c] {
+			continue // a mirrored or dropped frame has no cells on file
+		}
+		got, want := counts[c], info.Counts[c]
+		for _, f := range []struct {
+			class     string
+			got, want uint64
+		}{
+			{"win", got.Win, want.Win},
+			{"draw", got.Draw, want.Draw},
+			{"lose", got.Lose, want.Lose},
+			{"illegal", got.Illegal, want.Illegal},
+		} {
+			if f.got != f.want {
+				fmt.Fprintf(stdout, "MISMATCH %s %s-to-move %s: info says %d, %s recounts %d (in %s)\n", name, side, f.class, f.want, e.name, f.got, e.src)
+				res.mismatches++
+			}
+		}
+	}
+	return res
 }
 
 // progress draws a one-line bar on a terminal and nothing elsewhere.

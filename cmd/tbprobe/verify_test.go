@@ -213,3 +213,82 @@ func TestLsPlugins(t *testing.T) {
 		t.Errorf("missing dir: exit %d, %q %q", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestVerifyInfoTotals: on the generator's full output, which ships its
+// .info side files, every recounted WDL total equals the generator's own
+// (the arbiter: the .info files, written by the generator as it saved each
+// table). The materials cover singular frames (KBK), a symmetric material
+// (KBKB), pawns on both sides (KPKP, KRKP) and tables with skipped blocks
+// (KBNK, KQPK); format/chesstb recounts all 35 tables.
+func TestVerifyInfoTotals(t *testing.T) {
+	full := testenv.Shared(t, "chesstb", "full")
+	res := runBin(t, "", nil, "verify", "--tables", full, "KBK", "KBKB", "KPKP", "KRKP", "KBNK", "KQPK")
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "6 .info files compared with a recount, 0 totals differ") {
+		t.Errorf("recount summary missing:\n%s", res.stdout)
+	}
+}
+
+// TestVerifyInfoMismatch: a copy of a table whose .info file has one count
+// changed is reported, naming the file, colour and class, with exit 1; so is
+// an .info file of the wrong size.
+func TestVerifyInfoMismatch(t *testing.T) {
+	full := testenv.Shared(t, "chesstb", "full")
+	for _, tc := range []struct {
+		name   string
+		doctor func([]byte) []byte
+		want   string
+	}{
+		{"black draw count plus one", func(b []byte) []byte {
+			b[40]++ // Black's draw count, low byte (little-endian u64 at 32+8)
+			return b
+		}, "MISMATCH info/dtz/KRKP.info black-to-move draw: info says "},
+		{"white illegal count minus one", func(b []byte) []byte {
+			b[48]-- // White's illegal count, low byte
+			return b
+		}, "MISMATCH info/dtz/KRKP.info white-to-move illegal: info says "},
+		{"truncated", func(b []byte) []byte { return b[:100] }, "MISMATCH info/dtz/KRKP.info: 100 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, filepath.Join(full, "wdl", "KRKP.lzw"), filepath.Join(dir, "wdl", "KRKP.lzw"))
+			info, err := os.ReadFile(filepath.Join(full, "info", "dtz", "KRKP.info"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "info", "dtz"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "info", "dtz", "KRKP.info"), tc.doctor(info), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := runBin(t, "", nil, "verify", "--tables", dir)
+			if res.code != 1 {
+				t.Errorf("exit %d, want 1\n%s%s", res.code, res.stdout, res.stderr)
+			}
+			if !strings.Contains(res.stdout, tc.want) {
+				t.Errorf("no line containing %q in:\n%s", tc.want, res.stdout)
+			}
+			if n := strings.Count(res.stdout, "MISMATCH"); n != 1 {
+				t.Errorf("%d MISMATCH lines, want 1:\n%s", n, res.stdout)
+			}
+		})
+	}
+}
+
+// copyFile copies one file, creating the destination's folder.
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
