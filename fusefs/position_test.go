@@ -254,7 +254,10 @@ func TestPositionsOracle(t *testing.T) {
 	}
 }
 
-// TestMovesOracle reads moves/<FEN>.json for the oracle's children rows.
+// TestMovesOracle reads moves/<FEN>.json for the oracle's children rows,
+// and checks that the first move listed holds the best class for the mover
+// by the reference's values of the children and is starred in the human
+// form.
 func TestMovesOracle(t *testing.T) {
 	sets := oracleSets(t)
 	set := sets[len(sets)-1]
@@ -308,12 +311,24 @@ func TestMovesOracle(t *testing.T) {
 				t.Errorf("%s %s: dtm %v, want %d", fen, m.UCI, m.DTM, *dtm)
 			}
 		}
-		// The human form lists the same moves.
+		best := -3
+		for _, r := range want {
+			w, _, _ := r.want(t)
+			best = max(best, -w)
+		}
+		if len(d.Moves) > 0 {
+			if r, ok := want[d.Moves[0].UCI]; ok {
+				if w, _, _ := r.want(t); -w != best {
+					t.Errorf("%s: first move %s gives the mover class %d, the best is %d", fen, d.Moves[0].UCI, -w, best)
+				}
+			}
+		}
+		// The human form lists the same moves, the first starred as best.
 		text, err := os.ReadFile(filepath.Join(mnt, "moves", fen))
 		if err != nil {
 			t.Errorf("%s: %v", fen, err)
-		} else if len(d.Moves) > 0 && !strings.Contains(string(text), d.Moves[0].UCI) {
-			t.Errorf("%s: human moves lack %s:\n%s", fen, d.Moves[0].UCI, text)
+		} else if len(d.Moves) > 0 && !strings.Contains(string(text), "* "+d.Moves[0].UCI) {
+			t.Errorf("%s: human moves do not star %s:\n%s", fen, d.Moves[0].UCI, text)
 		}
 	}
 }

@@ -103,7 +103,9 @@ func TestProbeJSONOracle(t *testing.T) {
 
 // TestProbeChildrenOracle checks --children: for every parent of
 // children.tsv, each listed move carries the reference's values for the
-// position after it, and every legal move is listed once.
+// position after it, every legal move is listed once, and the first move
+// listed holds the best class for the mover by the reference's values of
+// the children (the mover's class is the child's negated).
 func TestProbeChildrenOracle(t *testing.T) {
 	for _, set := range oracleSets(t) {
 		t.Run(set.name, func(t *testing.T) {
@@ -129,6 +131,19 @@ func TestProbeChildrenOracle(t *testing.T) {
 				if !ok {
 					t.Errorf("%s: no moves list in %v", fen, objs[i])
 					continue
+				}
+				best := -3
+				for _, row := range byParent[fen] {
+					w, _ := class(t, row.where, row.wdl)
+					best = max(best, -w)
+				}
+				if len(moves) > 0 {
+					uci := fmt.Sprint(moves[0].(map[string]any)["uci"])
+					if row, ok := byParent[fen][uci]; ok {
+						if w, _ := class(t, row.where, row.wdl); -w != best {
+							t.Errorf("%s: first move %s gives the mover class %d, the best is %d", fen, uci, -w, best)
+						}
+					}
 				}
 				seen := map[string]bool{}
 				for _, mv := range moves {
