@@ -127,3 +127,23 @@ func TestColexUnrank(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkRecountWDL measures the recount of one four-man pawn table with
+// skipped blocks (KQPK, both colours); cells/s is the figure to compare.
+func BenchmarkRecountWDL(b *testing.B) {
+	root := testenv.Shared(b, "chesstb", "full")
+	tb := openDirs(b, Options{}, root)
+	ctx := context.Background()
+	m, _ := parseMaterial("KQPK")
+	cfg, err := newIndexConfig(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := tb.RecountWDL(ctx, "KQPK"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(2*cfg.positions)*float64(b.N)/b.Elapsed().Seconds(), "cells/s")
+}
