@@ -1,0 +1,194 @@
+// Package chesstboracle parses the reference prober's oracle TSVs
+// (probe.tsv, seed_cases.tsv, children.tsv and files of the same shape) into
+// typed expected values, signed from the side to move as the library reports
+// them. The reference prints distances unsigned next to a class name; the
+// class gives the sign here. It is used only by tests: the rows are the
+// arbiter, so a malformed row is an error, never a guess.
+package chesstboracle
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Row is one line of an oracle file, its fields as the reference printed
+// them. A metric field is empty when the reference printed nothing for it.
+type Row struct {
+	Where                     string // "file:line", for test messages
+	Line                      int    // 1-based line number in the file (the header is line 1)
+	FEN                       string // the position probed (the parent in children.tsv)
+	Move                      string // UCI move, set only for children.tsv rows
+	WDL, DTZ, DTC, DTM, DTM50 string
+	Forms                     string // comma list of table folders that reproduce the row
+}
+
+// Parse reads an oracle file's text: a header line, then tab-separated rows
+// of seven columns (fen wdl dtz dtc dtm dtm50 forms), or eight with the move
+// after the fen when children is set. name prefixes each row's Where.
+func Parse(r io.Reader, name string, children bool) ([]Row, error) {
+	want := 7
+	if children {
+		want = 8
+	}
+	var rows []Row
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		if n == 1 {
+			continue // header
+		}
+		c := strings.Split(sc.Text(), "\t")
+		row := Row{Where: name + ":" + strconv.Itoa(n), Line: n}
+		if len(c) != want {
+			return nil, fmt.Errorf("%s: %d columns, want %d", row.Where, len(c), want)
+		}
+		row.FEN, c = c[0], c[1:]
+		if children {
+			row.Move, c = c[0], c[1:]
+		}
+		row.WDL, row.DTZ, row.DTC, row.DTM, row.DTM50, row.Forms = c[0], c[1], c[2], c[3], c[4], c[5]
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return rows, nil
+}
+
+// ReadFile parses the oracle file at path; a name ending in children.tsv
+// is read with the move column.
+func ReadFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f, filepath.Base(path), strings.HasSuffix(path, "children.tsv"))
+}
+
+// Read is ReadFile failing the test on any error.
+func Read(tb testing.TB, path string) []Row {
+	tb.Helper()
+	rows, err := ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rows
+}
+
+// HasForm reports whether the table folder form reproduces the row.
+func (r Row) HasForm(form string) bool {
+	for f := range strings.SplitSeq(r.Forms, ",") {
+		if f == form {
+			return true
+		}
+	}
+	return false
+}
+
+// wdlByClass maps the reference's WDL class names to the library's -2..2.
+var wdlByClass = map[string]int{"WIN": 2, "CURSED_WIN": 1, "DRAW": 0, "BLESSED_LOSS": -1, "LOSE": -2}
+
+// Class returns the row's WDL class as -2..2.
+func (r Row) Class() (int, error) {
+	wdl, ok := wdlByClass[r.WDL]
+	if !ok {
+		return 0, fmt.Errorf("%s: class %q", r.Where, r.WDL)
+	}
+	return wdl, nil
+}
+
+// Distances returns the row's WDL class and its DTZ and DTM signed by that
+// class (negative for a losing side to move), nil where the reference
+// printed nothing.
+func (r Row) Distances() (wdl int, dtz, dtm *int, err error) {
+	wdl, err = r.Class()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	sign := 1
+	if wdl < 0 {
+		sign = -1
+	}
+	num := func(s string) (*int, error) {
+		if s == "" {
+			return nil, nil
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: number %q", r.Where, s)
+		}
+		v *= sign
+		return &v, nil
+	}
+	if dtz, err = num(r.DTZ); err != nil {
+		return 0, nil, nil, err
+	}
+	if dtm, err = num(r.DTM); err != nil {
+		return 0, nil, nil, err
+	}
+	return wdl, dtz, dtm, nil
+}
+
+// Want is Distances failing the test on a malformed row.
+func (r Row) Want(tb testing.TB) (wdl int, dtz, dtm *int) {
+	tb.Helper()
+	wdl, dtz, dtm, err := r.Distances()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return wdl, dtz, dtm
+}
+
+// classSign maps the clock-aware classes of the dtc and dtm50 columns to
+// the sign of their distance.
+var classSign = map[string]int{"WIN": 1, "LOSE": -1, "DRAW": 0}
+
+// ClockDistances returns the row's DTC ("CLASS/order/value") as pushes and
+// signed plies, and its DTM50 ("CLASS/value") signed, nil where the
+// reference printed nothing. The class gives the sign: WIN +, LOSE -,
+// DRAW 0.
+func (r Row) ClockDistances() (dtc *[2]int, dtm50 *int, err error) {
+	if r.DTC != "" {
+		f := strings.Split(r.DTC, "/")
+		sign, ok := classSign[f[0]]
+		if len(f) != 3 || !ok {
+			return nil, nil, fmt.Errorf("%s: dtc %q", r.Where, r.DTC)
+		}
+		pushes, err1 := strconv.Atoi(f[1])
+		plies, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			return nil, nil, fmt.Errorf("%s: dtc %q", r.Where, r.DTC)
+		}
+		dtc = &[2]int{pushes, sign * plies}
+	}
+	if r.DTM50 != "" {
+		f := strings.Split(r.DTM50, "/")
+		sign, ok := classSign[f[0]]
+		if len(f) != 2 || !ok {
+			return nil, nil, fmt.Errorf("%s: dtm50 %q", r.Where, r.DTM50)
+		}
+		v, err := strconv.Atoi(f[1])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: dtm50 %q", r.Where, r.DTM50)
+		}
+		v *= sign
+		dtm50 = &v
+	}
+	return dtc, dtm50, nil
+}
+
+// WantDTC is ClockDistances failing the test on a malformed row.
+func (r Row) WantDTC(tb testing.TB) (dtc *[2]int, dtm50 *int) {
+	tb.Helper()
+	dtc, dtm50, err := r.ClockDistances()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dtc, dtm50
+}
