@@ -11,6 +11,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source"
@@ -64,14 +65,14 @@ func decode(t *testing.T, b []byte) decoded {
 // ship DTM50 and DTC for a few materials only), so a value the reference
 // printed may be missing; a value present must always equal the
 // reference's.
-func checkValues(t *testing.T, where string, d decoded, r oracleRow, allowed map[string]bool, noTable func(render.Metric) bool) {
+func checkValues(t *testing.T, where string, d decoded, r chesstboracle.Row, allowed map[string]bool, noTable func(render.Metric) bool) {
 	t.Helper()
 	for k := range d {
 		if !allowed[k] {
 			t.Errorf("%s: unexpected key %q", where, k)
 		}
 	}
-	wdl, dtz, dtm := r.want(t)
+	wdl, dtz, dtm := r.Want(t)
 	intKey := func(key string, want *int) {
 		got, present := d[key]
 		switch {
@@ -91,7 +92,7 @@ func checkValues(t *testing.T, where string, d decoded, r oracleRow, allowed map
 	}
 	intKey("dtz", dtz)
 	intKey("dtm", dtm)
-	wantDTC, wantDTM50 := r.wantDTC(t)
+	wantDTC, wantDTM50 := r.WantDTC(t)
 	intKey("dtm50", wantDTM50)
 	if wantDTM50 != nil {
 		if _, ok := d["dtm50"]; !ok && !noTable(render.MetricDTM50) {
@@ -126,31 +127,31 @@ func TestCollectOracle(t *testing.T) {
 		t.Run(set.name, func(t *testing.T) {
 			tb, _ := openTables(t, set.tables)
 			for _, file := range set.files {
-				for _, r := range sampled(readOracle(t, file), set.raceRows) {
-					if !r.hasForm("shipped") {
+				for _, r := range sampled(chesstboracle.Read(t, file), set.raceRows) {
+					if !r.HasForm("shipped") {
 						continue
 					}
-					pos, err := chess.ParseFEN(r.fen)
+					pos, err := chess.ParseFEN(r.FEN)
 					if err != nil {
-						t.Fatalf("%s: %v", r.where, err)
+						t.Fatalf("%s: %v", r.Where, err)
 					}
 					rep, err := render.Collect(ctx, tb, &pos, false)
 					if err != nil {
-						t.Errorf("%s %s: %v", r.where, r.fen, err)
+						t.Errorf("%s %s: %v", r.Where, r.FEN, err)
 						continue
 					}
 					d := decode(t, render.JSON(rep))
 					if d["fen"] != pos.FEN() {
-						t.Errorf("%s: fen %v, want %s", r.where, d["fen"], pos.FEN())
+						t.Errorf("%s: fen %v, want %s", r.Where, d["fen"], pos.FEN())
 					}
 					if _, ok := d["moves"]; ok {
-						t.Errorf("%s: moves present without children", r.where)
+						t.Errorf("%s: moves present without children", r.Where)
 					}
-					checkValues(t, r.where, d, r, reportKeys, noTableIn(rep.Unavailable))
+					checkValues(t, r.Where, d, r, reportKeys, noTableIn(rep.Unavailable))
 					lines := humanLines(render.Text(rep))
-					wdl, _, _ := r.want(t)
+					wdl, _, _ := r.Want(t)
 					if lines["fen"] != pos.FEN() || lines["category"] != categoryName[wdl] || lines["WDL"] != strconv.Itoa(wdl) {
-						t.Errorf("%s: human text %q does not show fen, category %s and WDL %d", r.where, render.Text(rep), categoryName[wdl], wdl)
+						t.Errorf("%s: human text %q does not show fen, category %s and WDL %d", r.Where, render.Text(rep), categoryName[wdl], wdl)
 					}
 				}
 			}
@@ -169,14 +170,14 @@ func TestCollectChildren(t *testing.T) {
 	set := sets[len(sets)-1]
 	file := strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1)
 	tb, _ := openTables(t, set.tables)
-	byParent := map[string]map[string]oracleRow{}
+	byParent := map[string]map[string]chesstboracle.Row{}
 	var parents []string
-	for _, r := range readOracle(t, file) {
-		if byParent[r.fen] == nil {
-			byParent[r.fen] = map[string]oracleRow{}
-			parents = append(parents, r.fen)
+	for _, r := range chesstboracle.Read(t, file) {
+		if byParent[r.FEN] == nil {
+			byParent[r.FEN] = map[string]chesstboracle.Row{}
+			parents = append(parents, r.FEN)
 		}
-		byParent[r.fen][r.move] = r
+		byParent[r.FEN][r.Move] = r
 	}
 	if len(parents) == 0 {
 		t.Fatalf("%s has no rows", file)
@@ -202,7 +203,7 @@ func TestCollectChildren(t *testing.T) {
 		}
 		best := -3
 		for _, r := range rows {
-			if w, _, _ := r.want(t); -w > best {
+			if w, _, _ := r.Want(t); -w > best {
 				best = -w
 			}
 		}
@@ -214,12 +215,12 @@ func TestCollectChildren(t *testing.T) {
 				t.Errorf("%s: move %s is not in the reference's list", fen, uci)
 				continue
 			}
-			where := r.where + " " + uci
+			where := r.Where + " " + uci
 			child := pos.Play(mustMove(t, &pos, uci))
 			cres, _ := tb.Probe(ctx, &child)
 			_, un := render.FromResult(&cres)
 			checkValues(t, where, decoded(mv), r, moveKeys, noTableIn(un))
-			w, _, _ := r.want(t)
+			w, _, _ := r.Want(t)
 			if i == 0 && -w != best {
 				t.Errorf("%s: first move %s gives the mover %d, the best is %d", fen, uci, -w, best)
 			}
@@ -405,21 +406,21 @@ func TestCollectBestMovesOracle(t *testing.T) {
 			file := strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1)
 			tb, _ := openTables(t, set.tables)
 			byParent := map[string]map[string]int{}
-			var parents []oracleRow
-			for _, r := range readOracle(t, file) {
-				if byParent[r.fen] == nil {
-					byParent[r.fen] = map[string]int{}
+			var parents []chesstboracle.Row
+			for _, r := range chesstboracle.Read(t, file) {
+				if byParent[r.FEN] == nil {
+					byParent[r.FEN] = map[string]int{}
 					parents = append(parents, r)
 				}
-				w, _, _ := r.want(t)
-				byParent[r.fen][r.move] = -w
+				w, _, _ := r.Want(t)
+				byParent[r.FEN][r.Move] = -w
 			}
 			if len(parents) == 0 {
 				t.Fatalf("%s has no rows", file)
 			}
 			checked := 0
 			for _, p := range sampled(parents, 10) {
-				fen := p.fen
+				fen := p.FEN
 				mover := byParent[fen]
 				best := -3
 				for _, c := range mover {
