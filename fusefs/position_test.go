@@ -20,6 +20,7 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -97,13 +98,13 @@ func readValue(t *testing.T, p string) (int, bool) {
 // (rotating through views and forms by k) and compares with the row.
 // A value the reference printed may be missing only when tables (the
 // folder the mount serves) has no file for that metric and material.
-func checkPosition(t *testing.T, mnt string, r oracleRow, k int, tables string) {
+func checkPosition(t *testing.T, mnt string, r chesstboracle.Row, k int, tables string) {
 	t.Helper()
-	wdl, dtz, dtm := r.want(t)
+	wdl, dtz, dtm := r.Want(t)
 	form := pathForms[k%len(pathForms)]
-	rel := form.path(r.fen)
-	where := fmt.Sprintf("%s (%s)", r.where, form.name)
-	wantDTC, wantDTM50 := r.wantDTC(t)
+	rel := form.path(r.FEN)
+	where := fmt.Sprintf("%s (%s)", r.Where, form.name)
+	wantDTC, wantDTM50 := r.WantDTC(t)
 	switch (k / len(pathForms)) % numViews {
 	case 0: // the human text
 		b, err := os.ReadFile(filepath.Join(mnt, "chess", rel))
@@ -154,36 +155,36 @@ func checkPosition(t *testing.T, mnt string, r oracleRow, k int, tables string) 
 			t.Errorf("%s: dtz/ = %d where the reference has none", where, got)
 		case dtz != nil && ok && got != *dtz:
 			t.Errorf("%s: dtz/ = %d, want %d", where, got, *dtz)
-		case dtz != nil && !ok && !noFile(tables, "dtz", r.fen):
+		case dtz != nil && !ok && !noFile(tables, "dtz", r.FEN):
 			t.Errorf("%s: dtz/ missing, reference %d", where, *dtz)
 		}
 	case 4:
 		got, ok := readValue(t, filepath.Join(mnt, "dtm", rel))
 		switch {
-		case dtm == nil && ok && !(got == 0 && checkmated(r.fen)):
+		case dtm == nil && ok && !(got == 0 && checkmated(r.FEN)):
 			t.Errorf("%s: dtm/ = %d where the reference has none", where, got)
 		case dtm != nil && ok && got != *dtm:
 			t.Errorf("%s: dtm/ = %d, want %d", where, got, *dtm)
-		case dtm != nil && !ok && !noFile(tables, "dtm", r.fen):
+		case dtm != nil && !ok && !noFile(tables, "dtm", r.FEN):
 			t.Errorf("%s: dtm/ missing, reference %d", where, *dtm)
 		}
 	case 5:
 		got, ok := readValue(t, filepath.Join(mnt, "dtm50", rel))
 		switch {
-		case wantDTM50 == nil && ok && !(got == 0 && checkmated(r.fen)):
+		case wantDTM50 == nil && ok && !(got == 0 && checkmated(r.FEN)):
 			// By the rules a side already checkmated is mated in 0 plies,
 			// which needs no table; any other value does.
 			t.Errorf("%s: dtm50/ = %d where the reference has none", where, got)
 		case wantDTM50 != nil && ok && got != *wantDTM50:
 			t.Errorf("%s: dtm50/ = %d, want %d", where, got, *wantDTM50)
-		case wantDTM50 != nil && !ok && !noFile(tables, "dtm50", r.fen):
+		case wantDTM50 != nil && !ok && !noFile(tables, "dtm50", r.FEN):
 			t.Errorf("%s: dtm50/ missing, reference %d", where, *wantDTM50)
 		}
 	case 6:
 		b, err := os.ReadFile(filepath.Join(mnt, "dtc", rel))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			if wantDTC != nil && !noFile(tables, "dtc", r.fen) && !noFile(tables, "dtz", r.fen) {
+			if wantDTC != nil && !noFile(tables, "dtc", r.FEN) && !noFile(tables, "dtz", r.FEN) {
 				t.Errorf("%s: dtc/ missing, reference %v", where, *wantDTC)
 			}
 		case err != nil:
@@ -235,8 +236,8 @@ func TestPositionsOracle(t *testing.T) {
 			mnt, f := mountTables(t, openDir(t, set.tables))
 			k := 0
 			for _, file := range set.files {
-				for _, r := range sampled(readOracle(t, file), set.raceRows) {
-					if !r.hasForm("shipped") {
+				for _, r := range sampled(chesstboracle.Read(t, file), set.raceRows) {
+					if !r.HasForm("shipped") {
 						continue
 					}
 					if !timeLeft(t) {
@@ -262,13 +263,13 @@ func TestMovesOracle(t *testing.T) {
 	sets := oracleSets(t)
 	set := sets[len(sets)-1]
 	mnt, _ := mountTables(t, openDir(t, set.tables))
-	rows := readOracle(t, strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1))
-	byParent := map[string]map[string]oracleRow{}
+	rows := chesstboracle.Read(t, strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1))
+	byParent := map[string]map[string]chesstboracle.Row{}
 	for _, r := range rows {
-		if byParent[r.fen] == nil {
-			byParent[r.fen] = map[string]oracleRow{}
+		if byParent[r.FEN] == nil {
+			byParent[r.FEN] = map[string]chesstboracle.Row{}
 		}
-		byParent[r.fen][r.move] = r
+		byParent[r.FEN][r.Move] = r
 	}
 	n := 0
 	for fen, want := range byParent {
@@ -303,7 +304,7 @@ func TestMovesOracle(t *testing.T) {
 				t.Errorf("%s: move %s not in the reference", fen, m.UCI)
 				continue
 			}
-			wdl, _, dtm := r.want(t)
+			wdl, _, dtm := r.Want(t)
 			if m.WDL == nil || *m.WDL != wdl {
 				t.Errorf("%s %s: wdl %v, want %d", fen, m.UCI, m.WDL, wdl)
 			}
@@ -313,12 +314,12 @@ func TestMovesOracle(t *testing.T) {
 		}
 		best := -3
 		for _, r := range want {
-			w, _, _ := r.want(t)
+			w, _, _ := r.Want(t)
 			best = max(best, -w)
 		}
 		if len(d.Moves) > 0 {
 			if r, ok := want[d.Moves[0].UCI]; ok {
-				if w, _, _ := r.want(t); -w != best {
+				if w, _, _ := r.Want(t); -w != best {
 					t.Errorf("%s: first move %s gives the mover class %d, the best is %d", fen, d.Moves[0].UCI, -w, best)
 				}
 			}
@@ -430,11 +431,11 @@ func TestProbeFault(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
 	src := &switchSource{Source: openDir(t, dir)}
 	mnt, f := mountTables(t, src)
-	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"))
-	byMaterial := map[string]oracleRow{}
+	rows := chesstboracle.Read(t, filepath.Join(dir, "oracle", "probe.tsv"))
+	byMaterial := map[string]chesstboracle.Row{}
 	for _, r := range rows {
-		pos, _ := chess.ParseFEN(r.fen)
-		if _, ok := byMaterial[pos.MaterialKey()]; !ok && r.wdl != "DRAW" {
+		pos, _ := chess.ParseFEN(r.FEN)
+		if _, ok := byMaterial[pos.MaterialKey()]; !ok && r.WDL != "DRAW" {
 			byMaterial[pos.MaterialKey()] = r
 		}
 	}
@@ -446,11 +447,11 @@ func TestProbeFault(t *testing.T) {
 	checkPosition(t, mnt, healthy, 2*len(pathForms), dir) // wdl/ view
 	src.fail.Store(true)
 	// KRKR's tables were never opened, so its answer needs the transport.
-	p := filepath.Join(mnt, "dtm", strings.ReplaceAll(later.fen, " ", "_"))
+	p := filepath.Join(mnt, "dtm", strings.ReplaceAll(later.FEN, " ", "_"))
 	if _, err := os.ReadFile(p); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("%s while the transport fails: %v, want EIO", p, err)
 	}
-	if _, err := os.ReadFile(filepath.Join(mnt, "chess", later.fen+".json")); !errors.Is(err, syscall.EIO) {
+	if _, err := os.ReadFile(filepath.Join(mnt, "chess", later.FEN+".json")); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("JSON while the transport fails: %v, want EIO", err)
 	}
 	if _, err := os.ReadFile(filepath.Join(mnt, "README")); err != nil {
@@ -477,9 +478,9 @@ func TestConcurrentReaders(t *testing.T) {
 		set = sets[0]
 	}
 	mnt, f := mountTables(t, openDir(t, set.tables))
-	var rows []oracleRow
-	for _, r := range readOracle(t, set.files[0]) {
-		if r.hasForm("shipped") {
+	var rows []chesstboracle.Row
+	for _, r := range chesstboracle.Read(t, set.files[0]) {
+		if r.HasForm("shipped") {
 			rows = append(rows, r)
 		}
 	}
