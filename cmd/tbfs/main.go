@@ -16,11 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,8 +33,10 @@ import (
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
+	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/retry"
+	"github.com/tbfs/tbfs/testdata"
 
 	// Every built-in transport: file, http(s), s3.
 	_ "github.com/tbfs/tbfs/source/all"
@@ -47,7 +49,8 @@ const usage = `usage:
 
 --tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
 tables are searched in the order given. Without --tables the fixture tables
-in the repository's testdata/chesstb are mounted.
+built into the binary (the repository's testdata/chesstb, packs included) are
+mounted, from any working directory.
 `
 
 func main() {
@@ -157,14 +160,6 @@ func runMount(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if len(cfg.tables) == 0 {
-		dir, err := fixtureTables()
-		if err != nil {
-			fmt.Fprintf(stderr, "tbfs: %v\n", err)
-			return 2
-		}
-		cfg.tables = []string{dir}
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, stdout, stderr); err != nil {
@@ -198,6 +193,25 @@ func openTables(ctx context.Context, urls []string, cfg mountConfig) ([]*tableSo
 			closeAll(out)
 			return nil, fmt.Errorf("tables %s: %w", redact(raw), err)
 		}
+		out = append(out, ts)
+	}
+	return out, nil
+}
+
+// embeddedTables opens the fixture tables built into the binary, one source
+// per root in testdata.ChessTBRoots, with the wrappers a local directory gets
+// (metrics and retry, no cache: the bytes are in memory already).
+func embeddedTables() ([]*tableSource, error) {
+	var out []*tableSource
+	for _, dir := range testdata.ChessTBRoots {
+		sub, err := fs.Sub(testdata.ChessTB, dir)
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("embedded tables %s: %w", dir, err)
+		}
+		raw := fssource.New(sub, "embedded:testdata/"+dir)
+		ts := &tableSource{url: "embedded:testdata/" + dir, raw: raw, counters: new(metrics.Counters)}
+		ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
 		out = append(out, ts)
 	}
 	return out, nil
@@ -257,7 +271,13 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	sts, err := openTables(ctx, cfg.tables, cfg)
+	var sts []*tableSource
+	var err error
+	if len(cfg.tables) == 0 {
+		sts, err = embeddedTables()
+	} else {
+		sts, err = openTables(ctx, cfg.tables, cfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -296,7 +316,7 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 		Prober:    fusefs.Collector{Prober: tb},
 		Geister:   geisterProber,
 		Tables:    srcs,
-		TableURLs: append(append([]string{}, cfg.tables...), cfg.geister...),
+		TableURLs: tableURLs(sts, cfg.geister),
 		Counters: map[string]func() any{
 			"transport": func() any {
 				out := make([]transportStats, len(all))
@@ -381,33 +401,14 @@ func runUnmount(args []string, stderr io.Writer) int {
 	return 0
 }
 
-// fixtureTables finds the repository's testdata/chesstb by walking up from
-// the working directory and from the executable, so the README's first
-// command works in a fresh clone.
-func fixtureTables() (string, error) {
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
+// tableURLs names the chess table sources as the README shows them (the
+// embedded roots when no --tables was given), then the Geister URLs as given.
+func tableURLs(sts []*tableSource, geister []string) []string {
+	var out []string
+	for _, st := range sts {
+		out = append(out, st.url)
 	}
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	for _, dir := range starts {
-		for {
-			cand := filepath.Join(dir, "testdata", "chesstb")
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				if st, err := os.Stat(cand); err == nil && st.IsDir() {
-					return cand, nil
-				}
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", errors.New("no --tables given and no testdata/chesstb found above the working directory; pass --tables")
+	return append(out, geister...)
 }
 
 // redact hides credentials in a table URL for .stats and logs.

@@ -96,6 +96,9 @@ func startMount(t *testing.T, env []string, args ...string) (string, *process) {
 	})
 	p.cmd = exec.Command(binary(t), append(append([]string{"mount"}, args...), mnt)...)
 	p.cmd.Env = append(os.Environ(), env...)
+	// Run outside the checkout, so nothing can depend on finding the
+	// repository above the working directory.
+	p.cmd.Dir = t.TempDir()
 	p.cmd.Stderr = p.stderr
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -144,11 +147,13 @@ func (p *process) wait(t *testing.T) int {
 }
 
 // The expected value is the reference prober's answer for this FEN
-// (testdata/chesstb/oracle/probe.tsv and seed_cases.tsv: WIN, dtm 19).
+// (testdata/chesstb/oracle/probe.tsv and seed_cases.tsv: WIN, dtm 19,
+// dtm50 WIN/19).
 const (
-	seedFEN = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
-	seedWDL = "2\n"
-	seedDTM = "19\n"
+	seedFEN   = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
+	seedWDL   = "2\n"
+	seedDTM   = "19\n"
+	seedDTM50 = "19\n"
 )
 
 func TestSignalsUnmount(t *testing.T) {
@@ -190,13 +195,61 @@ func TestUnmountCommand(t *testing.T) {
 	}
 }
 
-// TestDefaultTables: without --tables the fixtures are mounted, so the
-// README's first command works in a fresh clone.
+// TestDefaultTables: without --tables the fixture tables built into the
+// binary are mounted (both roots, so the DTC/DTM50 packs answer too), from a
+// working directory with no checkout around it, and tables/ shows the table
+// files only. The expected values are the reference prober's, from
+// testdata/chesstb/oracle/seed_cases.tsv: WIN, dtm 19, dtm50 WIN/19.
 func TestDefaultTables(t *testing.T) {
 	mnt, p := startMount(t, nil, "--debug")
-	b, err := os.ReadFile(filepath.Join(mnt, "dtm", strings.ReplaceAll(seedFEN, " ", "_")))
-	if err != nil || string(b) != seedDTM {
-		t.Fatalf("dtm: %q, %v", b, err)
+	name := strings.ReplaceAll(seedFEN, " ", "_")
+	for _, c := range []struct{ dir, want string }{
+		{"wdl", seedWDL},
+		{"dtm", seedDTM},
+		{"dtm50", seedDTM50},
+	} {
+		b, err := os.ReadFile(filepath.Join(mnt, c.dir, name))
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s/%s: %q, %v; want %q\n%s", c.dir, name, b, err, c.want, p.stderr)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(mnt, "chess", seedFEN+".json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, p.stderr)
+	}
+	var d struct {
+		WDL   *int `json:"wdl"`
+		DTM50 *int `json:"dtm50"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil || d.WDL == nil || *d.WDL != 2 || d.DTM50 == nil || *d.DTM50 != 19 {
+		t.Errorf("chess/%s.json = %s (%v); want wdl 2, dtm50 19", seedFEN, b, err)
+	}
+	// tables/ holds table files only: no README.md, no oracle/ rows.
+	tableExt := map[string]bool{".lzw": true, ".lzdtz": true, ".lzdtm": true, ".lzdtm50": true, ".lzdtc": true}
+	var files int
+	err = filepath.WalkDir(filepath.Join(mnt, "tables"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "oracle" {
+				t.Errorf("tables/ shows a non-table folder %s", p)
+			}
+			return nil
+		}
+		files++
+		if !tableExt[filepath.Ext(p)] {
+			t.Errorf("tables/ shows a non-table file %s", p)
+		}
+		return nil
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("walking tables/: %d files, %v", files, err)
+	}
+	for _, want := range []string{"KQK.lzdtm50", "KPK.lzdtc", "wdl/KQK.lzw"} {
+		if _, err := os.Stat(filepath.Join(mnt, "tables", want)); err != nil {
+			t.Errorf("tables/%s: %v", want, err)
+		}
 	}
 	// --debug logs the reason for a refused path.
 	if _, err := os.ReadFile(filepath.Join(mnt, "wdl/8/8/8/5k2/8/8/1Q6/K7_z")); !errors.Is(err, syscall.ENOENT) {

@@ -12,6 +12,7 @@ import (
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/stack"
 	"github.com/tbfs/tbfs/testdata"
@@ -65,13 +66,13 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	}
 	opts := stack.Options{CacheBytes: int64(tf.cacheSize)}
 	if len(tf.tables) == 0 {
-		for _, dir := range []string{"chesstb", "chesstb/packs"} {
+		for _, dir := range testdata.ChessTBRoots {
 			sub, err := fs.Sub(testdata.ChessTB, dir)
 			if err != nil {
 				return nil, err
 			}
 			name := "embedded:testdata/" + dir
-			ts.stacks = append(ts.stacks, stack.Wrap(&fsSource{fsys: sub, name: name}, false, opts))
+			ts.stacks = append(ts.stacks, stack.Wrap(fssource.New(sub, name), false, opts))
 			ts.names = append(ts.names, name)
 		}
 	}
