@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -77,13 +78,13 @@ func TestBenchFixtures(t *testing.T) {
 func TestProbeS3(t *testing.T) {
 	root := testenv.Testdata(t, "chesstb")
 	srv, _ := s3test.ServeDir(t, root)
-	rows := readOracle(t, filepath.Join(root, "oracle", "probe.tsv"))
+	rows := chesstboracle.Read(t, filepath.Join(root, "oracle", "probe.tsv"))
 	if testing.Short() {
 		rows = rows[:200]
 	}
 	var in strings.Builder
 	for _, r := range rows {
-		in.WriteString(r.fen + "\n")
+		in.WriteString(r.FEN + "\n")
 	}
 	res := runBin(t, in.String(), srv.Env(), "--json",
 		"--tables", srv.URL("tbfs", ""), "--tables", srv.URL("tbfs", "packs"))
@@ -95,7 +96,7 @@ func TestProbeS3(t *testing.T) {
 		t.Fatalf("%d answers for %d rows", len(objs), len(rows))
 	}
 	for i, r := range rows {
-		checkObject(t, r.where, objs[i], r.wantJSON(t, r.fen))
+		checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
 	}
 }
 

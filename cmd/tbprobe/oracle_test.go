@@ -1,133 +1,41 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
 	cchess "github.com/corentings/chess/v2"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
-// oracleRow is one line of the reference prober's answers (probe.tsv,
-// seed_cases.tsv or children.tsv): the arbiter of every value checked here.
-type oracleRow struct {
-	where                     string // file:line, for messages
-	fen, move                 string // move is set for children.tsv rows
-	wdl, dtz, dtc, dtm, dtm50 string
-}
+// categories names each WDL value as our JSON does.
+var categories = map[int]string{2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
 
-// readOracle reads a probe.tsv- or children.tsv-shaped file.
-func readOracle(t testing.TB, path string) []oracleRow {
+// wantJSON returns the JSON object the oracle row r says tbprobe --json
+// must print for the position, as generic JSON values (numbers as
+// float64), keyed exactly as the issue defines: a metric the reference
+// printed nothing for has no key. Distances are signed from the side to
+// move, as chesstboracle reads them. checkmate and stalemate come from the
+// independent corentings/chess rules.
+func wantJSON(t testing.TB, r chesstboracle.Row, fen string) map[string]any {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	wdl, dtz, dtm := r.Want(t)
+	dtc, dtm50 := r.WantDTC(t)
+	m := map[string]any{"fen": fen, "category": categories[wdl], "wdl": float64(wdl)}
+	if dtz != nil {
+		m["dtz"] = float64(*dtz)
 	}
-	defer f.Close()
-	children := strings.HasSuffix(path, "children.tsv")
-	var rows []oracleRow
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if n == 1 {
-			continue
-		}
-		c := strings.Split(sc.Text(), "\t")
-		r := oracleRow{where: filepath.Base(path) + ":" + strconv.Itoa(n)}
-		want := 7
-		if children {
-			want = 8
-		}
-		if len(c) != want {
-			t.Fatalf("%s: %d columns, want %d", r.where, len(c), want)
-		}
-		r.fen, c = c[0], c[1:]
-		if children {
-			r.move, c = c[0], c[1:]
-		}
-		r.wdl, r.dtz, r.dtc, r.dtm, r.dtm50 = c[0], c[1], c[2], c[3], c[4]
-		rows = append(rows, r)
+	if dtm != nil {
+		m["dtm"] = float64(*dtm)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	if dtc != nil {
+		m["dtc"] = map[string]any{"pushes": float64(dtc[0]), "plies": float64(dtc[1])}
 	}
-	return rows
-}
-
-// classes maps the reference's class names to WDL values and to the
-// category names our JSON uses.
-var classes = map[string]struct {
-	wdl      int
-	category string
-}{
-	"WIN": {2, "win"}, "CURSED_WIN": {1, "cursed-win"}, "DRAW": {0, "draw"},
-	"BLESSED_LOSS": {-1, "blessed-loss"}, "LOSE": {-2, "loss"},
-}
-
-// class looks a class name up, failing the test on an unknown one.
-func class(t testing.TB, where, name string) (wdl int, category string) {
-	t.Helper()
-	c, ok := classes[name]
-	if !ok {
-		t.Fatalf("%s: unknown class %q", where, name)
-	}
-	return c.wdl, c.category
-}
-
-func sign(wdl int) int {
-	if wdl < 0 {
-		return -1
-	}
-	return 1
-}
-
-func atoi(t testing.TB, where, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatalf("%s: number %q", where, s)
-	}
-	return n
-}
-
-// wantJSON returns the JSON object the row says tbprobe --json must print
-// for the position, as generic JSON values (numbers as float64), keyed
-// exactly as the issue defines: a metric the reference printed nothing for
-// has no key. Distances are signed from the side to move: the reference
-// prints them unsigned beside their class. checkmate and stalemate come
-// from the independent corentings/chess rules.
-func (r oracleRow) wantJSON(t testing.TB, fen string) map[string]any {
-	t.Helper()
-	wdl, cat := class(t, r.where, r.wdl)
-	m := map[string]any{"fen": fen, "category": cat, "wdl": float64(wdl)}
-	if r.dtz != "" {
-		m["dtz"] = float64(sign(wdl) * atoi(t, r.where, r.dtz))
-	}
-	if r.dtm != "" {
-		m["dtm"] = float64(sign(wdl) * atoi(t, r.where, r.dtm))
-	}
-	if r.dtc != "" {
-		p := strings.Split(r.dtc, "/")
-		if len(p) != 3 {
-			t.Fatalf("%s: dtc %q", r.where, r.dtc)
-		}
-		w, _ := class(t, r.where, p[0])
-		m["dtc"] = map[string]any{
-			"pushes": float64(atoi(t, r.where, p[1])),
-			"plies":  float64(sign(w) * atoi(t, r.where, p[2])),
-		}
-	}
-	if r.dtm50 != "" {
-		p := strings.Split(r.dtm50, "/")
-		if len(p) != 2 {
-			t.Fatalf("%s: dtm50 %q", r.where, r.dtm50)
-		}
-		w, _ := class(t, r.where, p[0])
-		m["dtm50"] = float64(sign(w) * atoi(t, r.where, p[1]))
+	if dtm50 != nil {
+		m["dtm50"] = float64(*dtm50)
 	}
 	mate, stale := ccStatus(t, fen)
 	m["checkmate"], m["stalemate"] = mate, stale

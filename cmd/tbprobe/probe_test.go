@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 )
 
 // sameFEN compares FENs on every field but the en-passant square, which
@@ -78,13 +80,13 @@ func decodeLines(t *testing.T, out string) []map[string]any {
 func TestProbeJSONOracle(t *testing.T) {
 	for _, set := range oracleSets(t) {
 		t.Run(set.name, func(t *testing.T) {
-			var rows []oracleRow
+			var rows []chesstboracle.Row
 			for _, f := range set.probe {
-				rows = append(rows, readOracle(t, f)...)
+				rows = append(rows, chesstboracle.Read(t, f)...)
 			}
 			var in strings.Builder
 			for _, r := range rows {
-				in.WriteString(r.fen + "\n")
+				in.WriteString(r.FEN + "\n")
 			}
 			res := runBin(t, in.String(), nil, append(set.tablesArgs(), "--json")...)
 			if res.code != 0 {
@@ -95,7 +97,7 @@ func TestProbeJSONOracle(t *testing.T) {
 				t.Fatalf("%d answers for %d positions", len(objs), len(rows))
 			}
 			for i, r := range rows {
-				checkObject(t, r.where, objs[i], r.wantJSON(t, r.fen))
+				checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
 			}
 		})
 	}
@@ -109,14 +111,14 @@ func TestProbeJSONOracle(t *testing.T) {
 func TestProbeChildrenOracle(t *testing.T) {
 	for _, set := range oracleSets(t) {
 		t.Run(set.name, func(t *testing.T) {
-			byParent := map[string]map[string]oracleRow{}
+			byParent := map[string]map[string]chesstboracle.Row{}
 			var parents []string
-			for _, r := range readOracle(t, set.children) {
-				if byParent[r.fen] == nil {
-					byParent[r.fen] = map[string]oracleRow{}
-					parents = append(parents, r.fen)
+			for _, r := range chesstboracle.Read(t, set.children) {
+				if byParent[r.FEN] == nil {
+					byParent[r.FEN] = map[string]chesstboracle.Row{}
+					parents = append(parents, r.FEN)
 				}
-				byParent[r.fen][r.move] = r
+				byParent[r.FEN][r.Move] = r
 			}
 			res := runBin(t, "", nil, append(append(set.tablesArgs(), "--json", "--children"), parents...)...)
 			if res.code != 0 {
@@ -134,13 +136,13 @@ func TestProbeChildrenOracle(t *testing.T) {
 				}
 				best := -3
 				for _, row := range byParent[fen] {
-					w, _ := class(t, row.where, row.wdl)
+					w, _, _ := row.Want(t)
 					best = max(best, -w)
 				}
 				if len(moves) > 0 {
 					uci := fmt.Sprint(moves[0].(map[string]any)["uci"])
 					if row, ok := byParent[fen][uci]; ok {
-						if w, _ := class(t, row.where, row.wdl); -w != best {
+						if w, _, _ := row.Want(t); -w != best {
 							t.Errorf("%s: first move %s gives the mover class %d, the best is %d", fen, uci, -w, best)
 						}
 					}
@@ -158,7 +160,7 @@ func TestProbeChildrenOracle(t *testing.T) {
 					if san, _ := m["san"].(string); san == "" {
 						t.Errorf("%s %s: no SAN", fen, uci)
 					}
-					want := row.wantJSON(t, fen)
+					want := wantJSON(t, row, fen)
 					delete(want, "fen")
 					delete(want, "checkmate")
 					delete(want, "stalemate")
@@ -167,7 +169,7 @@ func TestProbeChildrenOracle(t *testing.T) {
 					delete(m, "checkmate")
 					delete(m, "stalemate")
 					m["fen"], want["fen"] = fen, fen
-					checkObject(t, row.where+" "+uci, m, want)
+					checkObject(t, row.Where+" "+uci, m, want)
 				}
 				for uci := range byParent[fen] {
 					if !seen[uci] {
@@ -234,8 +236,8 @@ func TestProbeHMC(t *testing.T) {
 	}
 	objs := decodeLines(t, res.stdout)
 	// seed_cases.tsv, clock 95: WIN 19 DRAW/0/0 51 DRAW/0.
-	row := oracleRow{where: "seed_cases.tsv clock 95", wdl: "WIN", dtz: "19", dtc: "DRAW/0/0", dtm: "51", dtm50: "DRAW/0"}
-	checkObject(t, row.where, objs[0], row.wantJSON(t, "8/8/8/k7/8/8/K4P2/8 w - - 95 1"))
+	row := chesstboracle.Row{Where: "seed_cases.tsv clock 95", WDL: "WIN", DTZ: "19", DTC: "DRAW/0/0", DTM: "51", DTM50: "DRAW/0"}
+	checkObject(t, row.Where, objs[0], wantJSON(t, row, "8/8/8/k7/8/8/K4P2/8 w - - 95 1"))
 }
 
 // TestExitCodes runs the failure cases: each must give its exit status,

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	cchess "github.com/corentings/chess/v2"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 )
 
 // startServe runs the built binary's serve command on a free loopback
@@ -120,9 +121,9 @@ func insufficient(fen string) bool {
 
 // wantLichess is what the oracle row says a lichess-shaped answer holds
 // (numbers as float64, null as nil).
-func (r oracleRow) wantLichess(t *testing.T, fen string) map[string]any {
+func wantLichess(t *testing.T, r chesstboracle.Row, fen string) map[string]any {
 	t.Helper()
-	o := r.wantJSON(t, fen)
+	o := wantJSON(t, r, fen)
 	w := map[string]any{
 		"category": o["category"], "checkmate": o["checkmate"], "stalemate": o["stalemate"],
 		"variant_win": false, "variant_loss": false, "insufficient_material": insufficient(fen),
@@ -151,18 +152,18 @@ func checkLichess(t *testing.T, where string, got, want map[string]any) {
 // lichess's shape.
 func TestServeStandardOracle(t *testing.T) {
 	base := startServe(t)
-	children := map[string]map[string]oracleRow{}
+	children := map[string]map[string]chesstboracle.Row{}
 	var parents []string
-	for _, r := range readOracle(t, "../../testdata/chesstb/oracle/children.tsv") {
-		if children[r.fen] == nil {
-			children[r.fen] = map[string]oracleRow{}
-			parents = append(parents, r.fen)
+	for _, r := range chesstboracle.Read(t, "../../testdata/chesstb/oracle/children.tsv") {
+		if children[r.FEN] == nil {
+			children[r.FEN] = map[string]chesstboracle.Row{}
+			parents = append(parents, r.FEN)
 		}
-		children[r.fen][r.move] = r
+		children[r.FEN][r.Move] = r
 	}
-	roots := map[string]oracleRow{}
-	for _, r := range readOracle(t, "../../testdata/chesstb/oracle/probe.tsv") {
-		roots[r.fen] = r
+	roots := map[string]chesstboracle.Row{}
+	for _, r := range chesstboracle.Read(t, "../../testdata/chesstb/oracle/probe.tsv") {
+		roots[r.FEN] = r
 	}
 	jobs := make(chan string)
 	var wg sync.WaitGroup
@@ -180,7 +181,7 @@ func TestServeStandardOracle(t *testing.T) {
 	wg.Wait()
 }
 
-func checkStandard(t *testing.T, base, fen string, roots map[string]oracleRow, kids map[string]oracleRow) {
+func checkStandard(t *testing.T, base, fen string, roots map[string]chesstboracle.Row, kids map[string]chesstboracle.Row) {
 	code, v := getJSON(t, "GET", standardURL(base, fen), "", "")
 	if code != http.StatusOK {
 		t.Errorf("%s: status %d: %v", fen, code, v)
@@ -191,7 +192,7 @@ func checkStandard(t *testing.T, base, fen string, roots map[string]oracleRow, k
 		t.Errorf("%s: keys %v, want %v", fen, k, lichessKeys)
 	}
 	if root, ok := roots[fen]; ok {
-		checkLichess(t, root.where, got, root.wantLichess(t, fen))
+		checkLichess(t, root.Where, got, wantLichess(t, root, fen))
 	}
 	moves, _ := got["moves"].([]any)
 	if len(moves) != len(kids) {
@@ -228,9 +229,9 @@ func checkStandard(t *testing.T, base, fen string, roots map[string]oracleRow, k
 		zeroing := cm.HasTag(cchess.Capture) || cm.HasTag(cchess.EnPassant) ||
 			parent.Board().Piece(cm.S1()).Type() == cchess.Pawn
 		ccMu.Unlock()
-		want := row.wantLichess(t, child)
+		want := wantLichess(t, row, child)
 		want["zeroing"] = zeroing
-		checkLichess(t, row.where+" "+uci, m, want)
+		checkLichess(t, row.Where+" "+uci, m, want)
 	}
 	// Best first: no later move is better for the mover than the first.
 	if len(moves) > 1 {
@@ -328,10 +329,10 @@ func TestServeBadRequests(t *testing.T) {
 // matches the reference row.
 func TestServeBatch(t *testing.T) {
 	base := startServe(t)
-	rows := readOracle(t, "../../testdata/chesstb/oracle/seed_cases.tsv")
+	rows := chesstboracle.Read(t, "../../testdata/chesstb/oracle/seed_cases.tsv")
 	var fens []string
 	for _, r := range rows {
-		fens = append(fens, r.fen)
+		fens = append(fens, r.FEN)
 	}
 	fens = append(fens[:2:2], append([]string{"not a fen"}, fens[2:]...)...)
 	jsonBody, _ := json.Marshal(map[string]any{"fens": fens})
@@ -356,7 +357,7 @@ func TestServeBatch(t *testing.T) {
 			if i >= 2 {
 				j++
 			}
-			checkLichess(t, form.ctype+" "+r.where, list[j].(map[string]any), r.wantLichess(t, r.fen))
+			checkLichess(t, form.ctype+" "+r.Where, list[j].(map[string]any), wantLichess(t, r, r.FEN))
 		}
 	}
 }
