@@ -11,6 +11,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/plugins/internal/ftptest"
@@ -82,10 +83,10 @@ func BenchmarkReadAt(b *testing.B) {
 // rounds, which is how front ends use a remote source.
 func BenchmarkProbe(b *testing.B) {
 	dir := testenv.Testdata(b, "chesstb")
-	rows := readOracleB(b, filepath.Join(dir, "oracle", "probe.tsv"))
+	rows := chesstboracle.Read(b, filepath.Join(dir, "oracle", "probe.tsv"))
 	var positions []chess.Position
 	for _, r := range rows {
-		pos, err := chess.ParseFEN(r.fen)
+		pos, err := chess.ParseFEN(r.FEN)
 		if err != nil {
 			b.Fatal(err)
 		}

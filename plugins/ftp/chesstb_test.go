@@ -1,88 +1,32 @@
 package ftp_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/plugins/internal/ftptest"
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"
 )
 
-// oracleRow is one row of the reference prober's probe.tsv or
-// seed_cases.tsv: the arbiter of the sweep.
-type oracleRow struct {
-	line          int
-	fen           string
-	wdl, dtz, dtm string
-	forms         []string
-}
-
-func readOracle(t *testing.T, path string) []oracleRow { return readOracleB(t, path) }
-
-func readOracleB(t testing.TB, path string) []oracleRow {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []oracleRow
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		if line == 1 {
-			continue // header
-		}
-		c := strings.Split(sc.Text(), "\t")
-		if len(c) != 7 {
-			t.Fatalf("%s:%d: %d columns, want 7", path, line, len(c))
-		}
-		rows = append(rows, oracleRow{line: line, fen: c[0], wdl: c[1], dtz: c[2], dtm: c[4], forms: strings.Split(c[6], ",")})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
-var classes = map[string]int{"WIN": 2, "CURSED_WIN": 1, "DRAW": 0, "BLESSED_LOSS": -1, "LOSE": -2}
-
 // check probes one row and describes every difference from the reference.
 // The reference prints distances unsigned; ours carry the side's sign.
 // dtzFromPack reports a DTZ the table set keeps only inside a DTC pack.
-func check(t *testing.T, tb *chesstb.Tablebase, dir string, r oracleRow) (diffs []string, dtzFromPack bool) {
-	pos, err := chess.ParseFEN(r.fen)
+func check(t *testing.T, tb *chesstb.Tablebase, dir string, r chesstboracle.Row) (diffs []string, dtzFromPack bool) {
+	pos, err := chess.ParseFEN(r.FEN)
 	if err != nil {
-		t.Fatalf("line %d: %v", r.line, err)
+		t.Fatalf("%s: %v", r.Where, err)
 	}
-	wdl, ok := classes[r.wdl]
-	if !ok {
-		t.Fatalf("line %d: class %q", r.line, r.wdl)
-	}
-	sign := 1
-	if wdl < 0 {
-		sign = -1
-	}
-	num := func(s string) (int, bool) {
-		if s == "" {
-			return 0, false
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("line %d: number %q", r.line, s)
-		}
-		return sign * v, true
-	}
+	wdl, wantDTZ, wantDTM := r.Want(t)
 	res, err := tb.Probe(context.Background(), &pos)
 	if err != nil {
 		return []string{"probe: " + err.Error()}, false
@@ -90,7 +34,7 @@ func check(t *testing.T, tb *chesstb.Tablebase, dir string, r oracleRow) (diffs 
 	if !res.HasWDL || res.WDL != wdl {
 		diffs = append(diffs, "wdl "+strconv.Itoa(res.WDL)+" want "+strconv.Itoa(wdl))
 	}
-	dtz, dtzOK := num(r.dtz)
+	dtz, dtzOK := deref(wantDTZ)
 	switch {
 	case dtzOK && res.HasDTZ && res.DTZ != dtz:
 		diffs = append(diffs, "dtz "+strconv.Itoa(res.DTZ)+" want "+strconv.Itoa(dtz))
@@ -104,7 +48,7 @@ func check(t *testing.T, tb *chesstb.Tablebase, dir string, r oracleRow) (diffs 
 	case !dtzOK && res.HasDTZ:
 		diffs = append(diffs, "dtz where the reference has none")
 	}
-	dtm, dtmOK := num(r.dtm)
+	dtm, dtmOK := deref(wantDTM)
 	switch {
 	case dtmOK && res.HasDTM && res.DTM != dtm:
 		diffs = append(diffs, "dtm "+strconv.Itoa(res.DTM)+" want "+strconv.Itoa(dtm))
@@ -116,20 +60,28 @@ func check(t *testing.T, tb *chesstb.Tablebase, dir string, r oracleRow) (diffs 
 	return diffs, dtzFromPack
 }
 
+// deref splits an optional expected distance into value and presence.
+func deref(p *int) (int, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
 // sweep serves dir over FTP, opens it through the tbfs-source-ftp plugin
 // and probes rows (those of the shipped form, every k-th when there are
 // more than max) against the reference's values.
-func sweep(t *testing.T, p *host.Plugin, dir string, rows []oracleRow, max int) {
+func sweep(t *testing.T, p *host.Plugin, dir string, rows []chesstboracle.Row, max int) {
 	t.Helper()
-	var sel []oracleRow
+	var sel []chesstboracle.Row
 	for _, r := range rows {
-		if slices.Contains(r.forms, "shipped") {
+		if r.HasForm("shipped") {
 			sel = append(sel, r)
 		}
 	}
 	if len(sel) > max {
 		k := (len(sel) + max - 1) / max
-		var s []oracleRow
+		var s []chesstboracle.Row
 		for i := 0; i < len(sel); i += k {
 			s = append(s, sel[i])
 		}
@@ -157,7 +109,7 @@ func sweep(t *testing.T, p *host.Plugin, dir string, rows []oracleRow, max int) 
 		if len(diffs) > 0 {
 			bad++
 			if bad <= 20 {
-				t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(diffs, "; "))
+				t.Errorf("%s %s: %s", r.Where, r.FEN, strings.Join(diffs, "; "))
 			}
 		}
 	}
@@ -179,7 +131,7 @@ func TestChesstbOracleFixture(t *testing.T) {
 			if raceEnabled {
 				max = 300
 			}
-			sweep(t, p, dir, readOracle(t, filepath.Join(dir, "oracle", file)), max)
+			sweep(t, p, dir, chesstboracle.Read(t, filepath.Join(dir, "oracle", file)), max)
 		})
 	}
 }
@@ -195,7 +147,7 @@ func TestChesstbOracleShared(t *testing.T) {
 	}
 	for _, file := range []string{"probe.tsv", "seed_cases.tsv"} {
 		t.Run(file, func(t *testing.T) {
-			sweep(t, p, filepath.Join(base, "shipped"), readOracle(t, filepath.Join(base, "oracle", file)), max)
+			sweep(t, p, filepath.Join(base, "shipped"), chesstboracle.Read(t, filepath.Join(base, "oracle", file)), max)
 		})
 	}
 }
