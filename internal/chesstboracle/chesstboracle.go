@@ -192,3 +192,21 @@ func (r Row) WantDTC(tb testing.TB) (dtc *[2]int, dtm50 *int) {
 	}
 	return dtc, dtm50
 }
+
+// DTM50Class returns the row's DTM50 column split into its class ("WIN",
+// "LOSE" or "DRAW") and unsigned plies. A caller that must tell a
+// checkmated side to move (LOSE/0) from a draw (DRAW/0) needs this: the
+// signed form of WantDTC reads both as 0. ok is false where the reference
+// printed nothing.
+func (r Row) DTM50Class() (class string, plies int, ok bool, err error) {
+	if r.DTM50 == "" {
+		return "", 0, false, nil
+	}
+	class, val, found := strings.Cut(r.DTM50, "/")
+	_, known := classSign[class]
+	plies, err = strconv.Atoi(val)
+	if !found || !known || err != nil || plies < 0 {
+		return "", 0, false, fmt.Errorf("%s: dtm50 %q", r.Where, r.DTM50)
+	}
+	return class, plies, true, nil
+}

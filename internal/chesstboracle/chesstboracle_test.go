@@ -2,6 +2,7 @@ package chesstboracle_test
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +97,11 @@ func TestParse(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
+			if class, plies, ok, err := r.DTM50Class(); err != nil {
+				t.Error(err)
+			} else if ok != (tt.want.dtm50 != nil) || (ok && (r.DTM50 != class+"/"+strconv.Itoa(plies) || plies != max(*tt.want.dtm50, -*tt.want.dtm50))) {
+				t.Errorf("DTM50Class = %q %d %v, column %q", class, plies, ok, r.DTM50)
+			}
 			for _, f := range tt.want.forms {
 				if !r.HasForm(f) {
 					t.Errorf("HasForm(%q) false", f)
@@ -127,6 +133,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad dtc class", header + "x w - - 0 1\tWIN\t1\tCURSED_WIN/0/1\t1\tWIN/1\tshipped\n", false, false, "dtc"},
 		{"dtc two fields", header + "x w - - 0 1\tWIN\t1\tWIN/1\t1\tWIN/1\tshipped\n", false, false, "dtc"},
 		{"dtm50 three fields", header + "x w - - 0 1\tWIN\t1\tWIN/0/1\t1\tWIN/0/1\tshipped\n", false, false, "dtm50"},
+		{"dtm50 no slash", header + "x w - - 0 1\tWIN\t1\tWIN/0/1\t1\t1\tshipped\n", false, false, "dtm50"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,6 +146,9 @@ func TestParseErrors(t *testing.T) {
 				_, _, _, err = rows[0].Distances()
 				if err == nil {
 					_, _, err = rows[0].ClockDistances()
+				}
+				if err == nil {
+					_, _, _, err = rows[0].DTM50Class()
 				}
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.errHas) {
