@@ -1,13 +1,10 @@
 package retro
 
 import (
-	"bufio"
 	"context"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
@@ -83,54 +80,6 @@ func TestProveMateCancel(t *testing.T) {
 	}
 }
 
-// oracleRow is one row of the chesstb oracle.
-type oracleRow struct {
-	fen, wdl string
-	dtm      int
-	dtm50    string
-}
-
-func readOracle(t testing.TB, name string) []oracleRow {
-	t.Helper()
-	return readOracleFile(t, testenv.Shared(t, "chesstb", "oracle", name))
-}
-
-func readOracleFile(t testing.TB, path string) []oracleRow {
-	t.Helper()
-	name := path
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []oracleRow
-	sc := bufio.NewScanner(f)
-	first := true
-	for sc.Scan() {
-		if first {
-			first = false
-			continue
-		}
-		c := strings.Split(sc.Text(), "\t")
-		if len(c) < 6 {
-			t.Fatalf("%s: short row %q", name, sc.Text())
-		}
-		r := oracleRow{fen: c[0], wdl: c[1], dtm50: c[5]}
-		if c[4] != "" {
-			if r.dtm, err = strconv.Atoi(c[4]); err != nil {
-				t.Fatalf("%s: dtm %q: %v", name, c[4], err)
-			}
-		} else {
-			r.dtm = -1
-		}
-		rows = append(rows, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
 // TestProveMateOracle compares the prover with the reference prober's DTM
 // (without the rule) and DTM50 (with it) on every oracle row: with a bound
 // of n moves, a row whose distance fits must come out exactly, and any
@@ -140,43 +89,40 @@ func TestProveMateOracle(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n = 2
 	}
-	rows := readOracle(t, "probe.tsv")
+	rows := chesstboracle.Read(t, testenv.Shared(t, "chesstb", "oracle", "probe.tsv"))
 	seen := map[string]bool{}
 	checked := 0
 	for i, r := range rows {
-		if r.dtm < 0 || r.wdl == "" {
+		if r.DTM == "" || r.WDL == "" {
 			continue // no DTM for this material
 		}
+		wdl, _, dtm := r.Want(t)
 		if raceEnabled && (i/7)%4 != 0 {
 			continue // a quarter of the positions (seven clocks each) under -race
 		}
-		pos := mustFEN(t, r.fen)
+		pos := mustFEN(t, r.FEN)
 		if pos.Occupied().Count() > 4 {
 			continue // keep the exhaustive search small
 		}
 		// Without the 50-move rule the answer does not depend on the clock.
-		k4 := fenFields(r.fen, 4)
+		k4 := fenFields(r.FEN, 4)
 		if !seen[k4] {
 			seen[k4] = true
-			want := expectFromDTM(r.wdl, r.dtm, n)
+			want := expectFromDTM(wdl, *dtm, n)
 			res, err := ProveMate(context.Background(), pos, n, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Kind != want.Kind || res.Moves != want.Moves {
-				t.Errorf("%s: ProveMate(n=%d, no rule50) = %v %d, want %v %d (oracle dtm %d %s)", r.fen, n, res.Kind, res.Moves, want.Kind, want.Moves, r.dtm, r.wdl)
+				t.Errorf("%s: ProveMate(n=%d, no rule50) = %v %d, want %v %d (oracle dtm %s %s)", r.Where, n, res.Kind, res.Moves, want.Kind, want.Moves, r.DTM, r.WDL)
 			} else {
-				checkLine(t, r.fen, res)
+				checkLine(t, r.FEN, res)
 			}
 			checked++
 		}
-		class, val, ok := strings.Cut(r.dtm50, "/")
-		if !ok {
-			t.Fatalf("%s: bad dtm50 %q", r.fen, r.dtm50)
-		}
-		v, err := strconv.Atoi(val)
-		if err != nil {
-			t.Fatalf("%s: bad dtm50 %q", r.fen, r.dtm50)
+		class, v, ok, err := r.DTM50Class()
+		if err != nil || !ok {
+			t.Fatalf("%s: bad dtm50 %q: %v", r.Where, r.DTM50, err)
 		}
 		want := expectFromDTM50(class, v, n)
 		res, err := ProveMate(context.Background(), pos, n, true)
@@ -184,7 +130,7 @@ func TestProveMateOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Kind != want.Kind || res.Moves != want.Moves {
-			t.Errorf("%s: ProveMate(n=%d, rule50) = %v %d, want %v %d (oracle dtm50 %s)", r.fen, n, res.Kind, res.Moves, want.Kind, want.Moves, r.dtm50)
+			t.Errorf("%s: ProveMate(n=%d, rule50) = %v %d, want %v %d (oracle dtm50 %s)", r.Where, n, res.Kind, res.Moves, want.Kind, want.Moves, r.DTM50)
 		}
 		checked++
 	}
@@ -194,14 +140,15 @@ func TestProveMateOracle(t *testing.T) {
 	t.Logf("%d oracle answers checked with bound %d", checked, n)
 }
 
-// expectFromDTM turns an oracle DTM (unsigned plies, odd for a win, even
-// for a loss, 0 for a draw or a checkmated side) into the prover's answer
-// with bound n.
-func expectFromDTM(wdl string, dtm, n int) MateResult {
+// expectFromDTM turns an oracle WDL class (-2..2) and DTM (plies signed
+// by the class as chesstboracle reads it: odd for a win, even for a loss,
+// 0 for a draw or a checkmated side) into the prover's answer with bound n.
+func expectFromDTM(wdl, dtm, n int) MateResult {
+	dtm = max(dtm, -dtm)
 	switch {
-	case strings.Contains(wdl, "WIN") && (dtm+1)/2 <= n:
+	case wdl > 0 && (dtm+1)/2 <= n:
 		return MateResult{Kind: Mates, Moves: (dtm + 1) / 2}
-	case strings.Contains(wdl, "LOSE") || strings.Contains(wdl, "LOSS"):
+	case wdl < 0:
 		if dtm/2 <= n {
 			return MateResult{Kind: Mated, Moves: dtm / 2}
 		}

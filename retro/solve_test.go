@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
@@ -44,12 +45,17 @@ func materialsUnderTest() []string {
 // oracleValue turns an oracle row into the value our tables give: the wdl
 // class decides win, loss or draw (cursed and blessed results still carry
 // their mate distance), dtm the distance.
-func oracleValue(r oracleRow) Value {
-	switch r.wdl {
-	case "WIN", "CURSED_WIN":
-		return Win(uint32(r.dtm))
-	case "LOSE", "BLESSED_LOSS":
-		return Loss(uint32(r.dtm))
+func oracleValue(t *testing.T, r chesstboracle.Row) Value {
+	t.Helper()
+	wdl, _, dtm := r.Want(t)
+	if dtm == nil {
+		t.Fatalf("%s: no dtm in the oracle row", r.Where)
+	}
+	switch {
+	case wdl > 0:
+		return Win(uint32(*dtm))
+	case wdl < 0:
+		return Loss(uint32(-*dtm))
 	}
 	return Draw
 }
@@ -57,34 +63,34 @@ func oracleValue(r oracleRow) Value {
 // TestSolveMaterialOracle compares every oracle row of the solved materials
 // with the table.
 func TestSolveMaterialOracle(t *testing.T) {
-	compareOracle(t, readOracle(t, "probe.tsv"))
+	compareOracle(t, chesstboracle.Read(t, testenv.Shared(t, "chesstb", "oracle", "probe.tsv")))
 }
 
 // TestSolveMaterialFixture does the same with the committed sample of
 // oracle rows, so that a clone without ../shared checks the solver too.
 func TestSolveMaterialFixture(t *testing.T) {
-	compareOracle(t, readOracleFile(t, testenv.Testdata(t, "retro", "oracle_sample.tsv")))
+	compareOracle(t, chesstboracle.Read(t, testenv.Testdata(t, "retro", "oracle_sample.tsv")))
 }
 
-func compareOracle(t *testing.T, rows []oracleRow) {
+func compareOracle(t *testing.T, rows []chesstboracle.Row) {
 	for _, mat := range materialsUnderTest() {
 		t.Run(mat, func(t *testing.T) {
 			tb := solved(t, mat)
 			m, _ := parseMaterial(mat)
 			checked := 0
 			for _, r := range rows {
-				p := mustFEN(t, r.fen)
+				p := mustFEN(t, r.FEN)
 				pm := materialOf(&p)
 				if !pm.equal(m) && !pm.equal(m.mirrored()) {
 					continue
 				}
 				got, err := tb.Probe(p)
 				if err != nil {
-					t.Errorf("%s: %v", r.fen, err)
+					t.Errorf("%s: %v", r.FEN, err)
 					continue
 				}
-				if want := oracleValue(r); got != want {
-					t.Errorf("%s: table %v, oracle %v (%s dtm %d)", r.fen, got, want, r.wdl, r.dtm)
+				if want := oracleValue(t, r); got != want {
+					t.Errorf("%s %s: table %v, oracle %v (%s dtm %s)", r.Where, r.FEN, got, want, r.WDL, r.DTM)
 				}
 				checked++
 			}
