@@ -283,30 +283,15 @@ func (b *Block) checkConst() error {
 }
 
 func (b *Block) walkSingles() ([]uint64, error) {
-	eb := b.p.EntryBytes
 	hints := make([]uint64, (b.nSingle+63)/64)
 	s := b.singleStream
 	for j := 0; j < b.nSingle; j++ {
-		if len(s) < 1+eb {
-			return nil, corrupt("single record %d truncated", j)
+		w, drawEnd, err := b.checkSingle(s, j)
+		if err != nil {
+			return nil, err
 		}
-		h := int(s[0] & 0x7f)
-		drawEnd := s[0]&0x80 != 0
-		if h < 1 || h >= b.p.Layers {
-			return nil, corrupt("single record %d changes at layer %d, outside 1..%d", j, h, b.p.Layers-1)
-		}
-		w := 1 + 2*eb
 		if drawEnd {
-			w = 1 + eb
 			hints[j>>6] |= 1 << (j & 63)
-		}
-		if len(s) < w {
-			return nil, corrupt("single record %d truncated", j)
-		}
-		for r := 1; r < w; r += eb {
-			if err := b.checkRank(s[r:], "single", j); err != nil {
-				return nil, err
-			}
 		}
 		s = s[w:]
 	}
@@ -317,30 +302,15 @@ func (b *Block) walkSingles() ([]uint64, error) {
 }
 
 func (b *Block) walkDoubles() ([]uint64, error) {
-	eb := b.p.EntryBytes
 	hints := make([]uint64, (b.nDouble+63)/64)
 	s := b.doubleStream
 	for j := 0; j < b.nDouble; j++ {
-		if len(s) < 2+2*eb {
-			return nil, corrupt("double record %d truncated", j)
+		w, drawEnd, err := b.checkDouble(s, j)
+		if err != nil {
+			return nil, err
 		}
-		h1, h2 := int(s[0]), int(s[1]&0x7f)
-		drawEnd := s[1]&0x80 != 0
-		if h1 < 1 || h1 >= h2 || h2 >= b.p.Layers {
-			return nil, corrupt("double record %d changes at layers %d and %d, not 1 <= h1 < h2 < %d", j, h1, h2, b.p.Layers)
-		}
-		w := 2 + 3*eb
 		if drawEnd {
-			w = 2 + 2*eb
 			hints[j>>6] |= 1 << (j & 63)
-		}
-		if len(s) < w {
-			return nil, corrupt("double record %d truncated", j)
-		}
-		for r := 2; r < w; r += eb {
-			if err := b.checkRank(s[r:], "double", j); err != nil {
-				return nil, err
-			}
 		}
 		s = s[w:]
 	}
@@ -350,12 +320,106 @@ func (b *Block) walkDoubles() ([]uint64, error) {
 	return hints, nil
 }
 
+// checkSingle checks SINGLE record j at the start of s and returns its width.
+func (b *Block) checkSingle(s []byte, j int) (w int, drawEnd bool, err error) {
+	eb := b.p.EntryBytes
+	if len(s) < 1+eb {
+		return 0, false, corrupt("single record %d truncated", j)
+	}
+	h := int(s[0] & 0x7f)
+	drawEnd = s[0]&0x80 != 0
+	if h < 1 || h >= b.p.Layers {
+		return 0, false, corrupt("single record %d changes at layer %d, outside 1..%d", j, h, b.p.Layers-1)
+	}
+	w = 1 + 2*eb
+	if drawEnd {
+		w = 1 + eb
+	}
+	if len(s) < w {
+		return 0, false, corrupt("single record %d truncated", j)
+	}
+	for r := 1; r < w; r += eb {
+		if err := b.checkRank(s[r:], "single", j); err != nil {
+			return 0, false, err
+		}
+	}
+	return w, drawEnd, nil
+}
+
+// checkDouble checks DOUBLE record j at the start of s and returns its width.
+func (b *Block) checkDouble(s []byte, j int) (w int, drawEnd bool, err error) {
+	eb := b.p.EntryBytes
+	if len(s) < 2+2*eb {
+		return 0, false, corrupt("double record %d truncated", j)
+	}
+	h1, h2 := int(s[0]), int(s[1]&0x7f)
+	drawEnd = s[1]&0x80 != 0
+	if h1 < 1 || h1 >= h2 || h2 >= b.p.Layers {
+		return 0, false, corrupt("double record %d changes at layers %d and %d, not 1 <= h1 < h2 < %d", j, h1, h2, b.p.Layers)
+	}
+	w = 2 + 3*eb
+	if drawEnd {
+		w = 2 + 2*eb
+	}
+	if len(s) < w {
+		return 0, false, corrupt("double record %d truncated", j)
+	}
+	for r := 2; r < w; r += eb {
+		if err := b.checkRank(s[r:], "double", j); err != nil {
+			return 0, false, err
+		}
+	}
+	return w, drawEnd, nil
+}
+
+// checkMulti checks MULTI record j, exactly the bytes e.
+func (b *Block) checkMulti(e []byte, j int) error {
+	eb := b.p.EntryBytes
+	if len(e) < 1+b.bm {
+		return corrupt("multi record %d truncated", j)
+	}
+	k := int(e[0] & 0x7f)
+	drawEnd := e[0]&0x80 != 0
+	if k < 3 || k > b.p.Layers {
+		return corrupt("multi record %d has %d segments", j, k)
+	}
+	cnt := 0
+	for i, x := range e[1 : 1+b.bm] {
+		for x != 0 {
+			bit := i*8 + bits.TrailingZeros8(x)
+			x &= x - 1
+			if bit >= b.p.Layers {
+				return corrupt("multi record %d marks layer %d of a %d-layer stack", j, bit, b.p.Layers)
+			}
+			cnt++
+		}
+	}
+	if e[1]&1 == 0 {
+		return corrupt("multi record %d has no segment at layer 0", j)
+	}
+	if cnt != k {
+		return corrupt("multi record %d has %d changepoints, its count says %d", j, cnt, k)
+	}
+	nr := k
+	if drawEnd {
+		nr--
+	}
+	if len(e) != 1+b.bm+nr*eb {
+		return corrupt("multi record %d is %d bytes, %d expected", j, len(e), 1+b.bm+nr*eb)
+	}
+	for r := 0; r < nr; r++ {
+		if err := b.checkRank(e[1+b.bm+r*eb:], "multi", j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (b *Block) multiOffset(j int) uint32 {
 	return binary.LittleEndian.Uint32(b.multiDir[4*j:])
 }
 
 func (b *Block) checkMultis() error {
-	eb := b.p.EntryBytes
 	if b.multiOffset(0) != 0 {
 		return corrupt("multi directory starts at %d, not 0", b.multiOffset(0))
 	}
@@ -364,43 +428,8 @@ func (b *Block) checkMultis() error {
 		if hi < lo || uint64(hi) > uint64(len(b.multiStream)) {
 			return corrupt("multi record %d spans bytes %d..%d of a %d-byte stream", j, lo, hi, len(b.multiStream))
 		}
-		e := b.multiStream[lo:hi]
-		if len(e) < 1+b.bm {
-			return corrupt("multi record %d truncated", j)
-		}
-		k := int(e[0] & 0x7f)
-		drawEnd := e[0]&0x80 != 0
-		if k < 3 || k > b.p.Layers {
-			return corrupt("multi record %d has %d segments", j, k)
-		}
-		cnt := 0
-		for i, x := range e[1 : 1+b.bm] {
-			for x != 0 {
-				bit := i*8 + bits.TrailingZeros8(x)
-				x &= x - 1
-				if bit >= b.p.Layers {
-					return corrupt("multi record %d marks layer %d of a %d-layer stack", j, bit, b.p.Layers)
-				}
-				cnt++
-			}
-		}
-		if e[1]&1 == 0 {
-			return corrupt("multi record %d has no segment at layer 0", j)
-		}
-		if cnt != k {
-			return corrupt("multi record %d has %d changepoints, its count says %d", j, cnt, k)
-		}
-		nr := k
-		if drawEnd {
-			nr--
-		}
-		if len(e) != 1+b.bm+nr*eb {
-			return corrupt("multi record %d is %d bytes, %d expected", j, len(e), 1+b.bm+nr*eb)
-		}
-		for r := 0; r < nr; r++ {
-			if err := b.checkRank(e[1+b.bm+r*eb:], "multi", j); err != nil {
-				return err
-			}
+		if err := b.checkMulti(b.multiStream[lo:hi], j); err != nil {
+			return err
 		}
 	}
 	// The encoder pads the stream to a 4-byte boundary with zeros.

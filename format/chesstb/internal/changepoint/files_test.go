@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,7 @@ func TestDecodeReferenceFiles(t *testing.T) {
 				if cn+s+d+m != bi.Positions {
 					t.Fatalf("%s: counts %d+%d+%d+%d != %d", path, cn, s, d, m, bi.Positions)
 				}
+				checkPrefixLookups(t, payload, b)
 				total[0] += cn
 				total[1] += s
 				total[2] += d
@@ -96,4 +98,36 @@ func TestDecodeReferenceFiles(t *testing.T) {
 		}
 	}
 	t.Logf("states over all packs: const %d single %d double %d multi %d", total[0], total[1], total[2], total[3])
+}
+
+// checkPrefixLookups is a property over a sample of a block's positions:
+// LookupPrefix, fed only the bytes it asks for, finds the same record as
+// Lookup on the whole, strictly checked block.
+func checkPrefixLookups(t *testing.T, payload []byte, b *Block) {
+	t.Helper()
+	step := max(1, b.Positions()/64)
+	for pos := 0; pos < b.Positions(); pos += step {
+		want, err := b.Lookup(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := 0
+		for {
+			got, need, err := LookupPrefix(payload[:have], len(payload), b.p, pos)
+			if err != nil {
+				t.Fatalf("position %d with %d bytes: %v", pos, have, err)
+			}
+			if need == 0 {
+				if got.State != want.State || got.DrawEnd != want.DrawEnd || !bytes.Equal(got.entry, want.entry) {
+					t.Fatalf("position %d: prefix lookup found %v %v %x, the whole block %v %v %x",
+						pos, got.State, got.DrawEnd, got.entry, want.State, want.DrawEnd, want.entry)
+				}
+				break
+			}
+			if need <= have || need > len(payload) {
+				t.Fatalf("position %d: asked for %d bytes holding %d of %d", pos, need, have, len(payload))
+			}
+			have = need
+		}
+	}
 }
