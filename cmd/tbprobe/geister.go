@@ -137,29 +137,8 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		writeGeisterText(out, ans)
 	}
-	if boards := fs.Args(); len(boards) > 0 {
-		for _, b := range boards {
-			answer(b)
-		}
-	} else {
-		sc := bufio.NewScanner(stdin)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			answer(line)
-			if ctx.Err() != nil {
-				break
-			}
-		}
-		if err := sc.Err(); err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister: reading boards: %v\n", err)
-			failed = true
-		}
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintf(stderr, "tbprobe geister: %v\n", ctx.Err())
+	if err := eachInput(ctx, fs.Args(), stdin, "boards", answer); err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		failed = true
 	}
 	if failed {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/render"
@@ -91,33 +90,8 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		// time through a pipe gets each answer before it sends the next.
 		out.Flush()
 	}
-	if fens := fs.Args(); len(fens) > 0 {
-		for _, fen := range fens {
-			if ctx.Err() != nil {
-				break
-			}
-			answer(fen)
-		}
-	} else {
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 4096), 1<<20)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			answer(line)
-			if ctx.Err() != nil {
-				break
-			}
-		}
-		if err := sc.Err(); err != nil {
-			fmt.Fprintf(stderr, "tbprobe: reading FENs: %v\n", err)
-			failed = true
-		}
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintf(stderr, "tbprobe: %v\n", ctx.Err())
+	if err := eachInput(ctx, fs.Args(), stdin, "FENs", answer); err != nil {
+		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		failed = true
 	}
 	if failed {
