@@ -1,67 +1,19 @@
 package fusefs_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
 )
 
-// oracleSets lists the table folders and oracle files the tests check: the
-// committed fixtures always, and the full shared set when it is present
-// (always under CI).
-type oracleSet struct {
-	name   string
-	tables string
-	files  []string
-	// raceRows is how many rows a sweep keeps under the race detector or
-	// -short: the shared set's rows need derivations that the detector
-	// slows a hundredfold, and races are about concurrency, not coverage.
-	raceRows int
-}
-
-func oracleSets(t *testing.T) []oracleSet {
-	t.Helper()
-	sets := []oracleSet{{
-		name:     "fixtures",
-		tables:   testenv.Testdata(t, "chesstb"),
-		files:    []string{testenv.Testdata(t, "chesstb", "oracle", "probe.tsv")},
-		raceRows: 150,
-	}}
-	shared := os.Getenv("TBFS_SHARED")
-	if shared == "" {
-		shared = filepath.Join(testenv.RepoRoot(t), "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(shared, "chesstb")); err == nil || testenv.InCI() {
-		base := testenv.Shared(t, "chesstb")
-		sets = append(sets, oracleSet{
-			name:   "shared",
-			tables: filepath.Join(base, "shipped"),
-			files: []string{
-				filepath.Join(base, "oracle", "probe.tsv"),
-				filepath.Join(base, "oracle", "seed_cases.tsv"),
-			},
-			raceRows: 30,
-		})
-	}
-	return sets
-}
+// oracleSets lists the table folders and oracle files the tests check.
+func oracleSets(t *testing.T) []chesstboracle.Set { return chesstboracle.Sets(t) }
 
 // sampled keeps every row normally and an even spread of at most n rows
-// under the race detector or -short, so every material is still touched.
-func sampled(rows []chesstboracle.Row, n int) []chesstboracle.Row {
-	if (!raceEnabled && !testing.Short()) || len(rows) <= n {
-		return rows
-	}
-	k := (len(rows) + n - 1) / n
-	var out []chesstboracle.Row
-	for i := 0; i < len(rows); i += k {
-		out = append(out, rows[i])
-	}
-	return out
+// under the race detector or -short.
+func sampled[T any](rows []T, n int) []T {
+	return chesstboracle.Sample(rows, n, raceEnabled || testing.Short())
 }
 
 // timeLeft reports whether the test has at least a minute before its

@@ -232,18 +232,18 @@ func noFile(dir, kind, fen string) bool {
 // in one of the path forms and views, and compares with the row.
 func TestPositionsOracle(t *testing.T) {
 	for _, set := range oracleSets(t) {
-		t.Run(set.name, func(t *testing.T) {
-			mnt, f := mountTables(t, openDir(t, set.tables))
+		t.Run(set.Name, func(t *testing.T) {
+			mnt, f := mountTables(t, openDir(t, set.Tables))
 			k := 0
-			for _, file := range set.files {
-				for _, r := range sampled(chesstboracle.Read(t, file), set.raceRows) {
+			for _, file := range set.Files {
+				for _, r := range sampled(chesstboracle.Read(t, file), set.LimitedRows) {
 					if !r.HasForm("shipped") {
 						continue
 					}
 					if !timeLeft(t) {
 						t.Fatalf("stopped after %d rows: the test deadline is near", k)
 					}
-					checkPosition(t, mnt, r, k, set.tables)
+					checkPosition(t, mnt, r, k, set.Tables)
 					k++
 				}
 			}
@@ -262,8 +262,8 @@ func TestPositionsOracle(t *testing.T) {
 func TestMovesOracle(t *testing.T) {
 	sets := oracleSets(t)
 	set := sets[len(sets)-1]
-	mnt, _ := mountTables(t, openDir(t, set.tables))
-	rows := chesstboracle.Read(t, strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1))
+	mnt, _ := mountTables(t, openDir(t, set.Tables))
+	rows := chesstboracle.Read(t, strings.Replace(set.Files[0], "probe.tsv", "children.tsv", 1))
 	byParent := map[string]map[string]chesstboracle.Row{}
 	for _, r := range rows {
 		if byParent[r.FEN] == nil {
@@ -477,9 +477,9 @@ func TestConcurrentReaders(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		set = sets[0]
 	}
-	mnt, f := mountTables(t, openDir(t, set.tables))
+	mnt, f := mountTables(t, openDir(t, set.Tables))
 	var rows []chesstboracle.Row
-	for _, r := range chesstboracle.Read(t, set.files[0]) {
+	for _, r := range chesstboracle.Read(t, set.Files[0]) {
 		if r.HasForm("shipped") {
 			rows = append(rows, r)
 		}
@@ -500,7 +500,7 @@ func TestConcurrentReaders(t *testing.T) {
 					return
 				}
 				r := rows[rng.IntN(len(rows))]
-				checkPosition(t, mnt, r, rng.IntN(numViews*len(pathForms)), set.tables)
+				checkPosition(t, mnt, r, rng.IntN(numViews*len(pathForms)), set.Tables)
 			}
 		}()
 	}

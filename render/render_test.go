@@ -124,10 +124,10 @@ func checkValues(t *testing.T, where string, d decoded, r chesstboracle.Row, all
 func TestCollectOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, set := range oracleSets(t) {
-		t.Run(set.name, func(t *testing.T) {
-			tb, _ := openTables(t, set.tables)
-			for _, file := range set.files {
-				for _, r := range sampled(chesstboracle.Read(t, file), set.raceRows) {
+		t.Run(set.Name, func(t *testing.T) {
+			tb, _ := openTables(t, set.Tables)
+			for _, file := range set.Files {
+				for _, r := range sampled(chesstboracle.Read(t, file), set.LimitedRows) {
 					if !r.HasForm("shipped") {
 						continue
 					}
@@ -168,8 +168,8 @@ func TestCollectChildren(t *testing.T) {
 	ctx := context.Background()
 	sets := oracleSets(t)
 	set := sets[len(sets)-1]
-	file := strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1)
-	tb, _ := openTables(t, set.tables)
+	file := strings.Replace(set.Files[0], "probe.tsv", "children.tsv", 1)
+	tb, _ := openTables(t, set.Tables)
 	byParent := map[string]map[string]chesstboracle.Row{}
 	var parents []string
 	for _, r := range chesstboracle.Read(t, file) {
@@ -402,9 +402,9 @@ func TestCollectTransportFailure(t *testing.T) {
 func TestCollectBestMovesOracle(t *testing.T) {
 	ctx := context.Background()
 	for _, set := range oracleSets(t) {
-		t.Run(set.name, func(t *testing.T) {
-			file := strings.Replace(set.files[0], "probe.tsv", "children.tsv", 1)
-			tb, _ := openTables(t, set.tables)
+		t.Run(set.Name, func(t *testing.T) {
+			file := strings.Replace(set.Files[0], "probe.tsv", "children.tsv", 1)
+			tb, _ := openTables(t, set.Tables)
 			byParent := map[string]map[string]int{}
 			var parents []chesstboracle.Row
 			for _, r := range chesstboracle.Read(t, file) {
