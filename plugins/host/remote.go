@@ -12,6 +12,8 @@ import (
 	"github.com/tbfs/tbfs/plugins"
 	pluginpb "github.com/tbfs/tbfs/plugins/proto"
 	"github.com/tbfs/tbfs/source"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // conn is what a remote source needs from the plugin process that serves
@@ -70,7 +72,10 @@ func call[T any](ctx context.Context, c conn, gen uint64, fn func(context.Contex
 	if ctx.Err() != nil {
 		return zero, gen, ctx.Err()
 	}
-	timedOut := cctx.Err() != nil
+	// The plugin side enforces the same deadline (gRPC sends it along) and
+	// may give up a moment before our own timer fires, so its
+	// DeadlineExceeded counts as our timeout too.
+	timedOut := cctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded
 	c.failed(gen, timedOut)
 	if timedOut {
 		return zero, gen, source.Transient(fmt.Errorf("plugin did not answer within %v", d))
