@@ -41,12 +41,16 @@ type conn interface {
 // may mean another object in the new process.
 var errStale = source.Transient(errors.New("plugin restarted during the call"))
 
+// answer is what every plugin response has: an optional error the plugin
+// reports instead of a result.
+type answer interface{ GetError() *pluginpb.Error }
+
 // call runs one RPC under the per-call deadline on the process of
 // generation gen (any, when gen is 0). Failures of the call itself (the
 // plugin died, hung or broke the connection) become transient errors and
 // are reported to the conn; a caller's own cancellation is returned as the
 // context's error.
-func call[T any](ctx context.Context, c conn, gen uint64, fn func(context.Context, *plugins.Client) (T, error)) (T, uint64, error) {
+func call[T answer](ctx context.Context, c conn, gen uint64, fn func(context.Context, *plugins.Client) (T, error)) (T, uint64, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, 0, err
@@ -63,24 +67,45 @@ func call[T any](ctx context.Context, c conn, gen uint64, fn func(context.Contex
 	d := c.timeout()
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	deadline, _ := cctx.Deadline()
 	res, err := fn(cctx, cl)
+	// The deadline travels to the plugin, whose copy may end the call
+	// before our own timer has run: the plugin then answers "transient"
+	// or gRPC reports DeadlineExceeded. Either way, once the deadline has
+	// passed by the clock the call is one that timed out.
+	expired := cctx.Err() != nil || !time.Now().Before(deadline)
 	if err == nil {
-		c.countCall(false)
-		return res, gen, nil
+		if !expired || !transientAnswer(res) {
+			c.countCall(false)
+			return res, gen, nil
+		}
 	}
 	c.countCall(true)
 	if ctx.Err() != nil {
 		return zero, gen, ctx.Err()
 	}
-	// The plugin side enforces the same deadline (gRPC sends it along) and
-	// may give up a moment before our own timer fires, so its
-	// DeadlineExceeded counts as our timeout too.
-	timedOut := cctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded
+	timedOut := expired || status.Code(err) == codes.DeadlineExceeded
 	c.failed(gen, timedOut)
 	if timedOut {
 		return zero, gen, source.Transient(fmt.Errorf("plugin did not answer within %v", d))
 	}
 	return zero, gen, source.Transient(fmt.Errorf("plugin call failed: %w", err))
+}
+
+// transientAnswer reports whether a plugin answered a transient failure,
+// for the whole call or, in a read, for any of its ranges.
+func transientAnswer(res answer) bool {
+	if e := res.GetError(); e != nil {
+		return e.Code == pluginpb.ErrorCode_TRANSIENT
+	}
+	if rr, ok := any(res).(*pluginpb.ReadResponse); ok {
+		for _, ch := range rr.GetChunks() {
+			if ch.GetError().GetCode() == pluginpb.ErrorCode_TRANSIENT {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // callError is the error a plugin answered for a whole call. The end of an
