@@ -26,7 +26,19 @@ var (
 	ErrUnsupported = errors.New("not supported by this source")
 	// ErrClosed means the source or object was used after Close.
 	ErrClosed = errors.New("source closed")
+	// ErrChanged means an object was replaced after it was opened: its
+	// version (an ETag, a modification time) differs from the one its
+	// first bytes came from. Mixing bytes of two versions of a table could
+	// give wrong values, so such a read fails; it always comes together
+	// with ErrPermanent, since retrying reads the same new version.
+	ErrChanged = errors.New("object changed since it was opened")
 )
+
+// Changed reports that an object was replaced after it was opened,
+// describing how; the result matches ErrChanged and ErrPermanent.
+func Changed(format string, args ...any) error {
+	return Permanent(fmt.Errorf("%w: %s", ErrChanged, fmt.Sprintf(format, args...)))
+}
 
 // Error carries the operation, the object and the location that failed
 // together with the cause, which wraps one of the sentinel errors.

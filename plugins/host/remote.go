@@ -301,7 +301,7 @@ func (o *remoteObject) handle(ctx context.Context) (uint64, uint64, error) {
 		return 0, 0, source.Permanent(fmt.Errorf("plugin reported size %d", size))
 	}
 	if o.size >= 0 && size != o.size {
-		return 0, 0, source.Permanent(fmt.Errorf("object changed size from %d to %d across a plugin restart", o.size, size))
+		return 0, 0, source.Changed("size %d bytes after a plugin restart, opened as %d", size, o.size)
 	}
 	if o.size < 0 {
 		o.size = size

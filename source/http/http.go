@@ -12,6 +12,14 @@
 // source.ErrPermanent — the bytes of another range are never returned. A body
 // shorter than announced is a transient error.
 //
+// An object is pinned to the version Open saw: its strong ETag is sent as
+// If-Match with every read (a weak one, or a Last-Modified date when there is
+// no ETag, is sent as the matching precondition where HTTP allows it), and
+// the validator of every answer is compared with the pinned one. A read of a
+// replaced object fails with source.ErrChanged rather than mixing bytes of two
+// versions of a table. A server that sends neither validator cannot be
+// checked this way; only a change of size is noticed then.
+//
 // Errors are classified for the retry wrapper (source/retry), which is where
 // retrying happens: 5xx, 408, 429, timeouts and connection failures are
 // source.ErrTransient; 404 and 410 are source.ErrNotFound; the rest are
@@ -249,77 +257,118 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if s.isClosed() {
 		return nil, fail(source.ErrClosed)
 	}
-	size, err := s.head(ctx, name)
+	size, ver, err := s.head(ctx, name)
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &object{src: s, name: name, size: size}, nil
+	return &object{src: s, name: name, size: size, ver: ver}, nil
+}
+
+// version identifies the version of an object a server is sending, by the
+// validators HTTP defines for that.
+type version struct {
+	etag    string // as sent, quotes and any W/ prefix included
+	lastMod string // Last-Modified, as sent
+}
+
+func versionOf(h http.Header) version {
+	return version{etag: h.Get("ETag"), lastMod: h.Get("Last-Modified")}
+}
+
+// strong reports whether the ETag may be used with If-Match, which
+// compares ETags strongly.
+func (v version) strong() bool { return v.etag != "" && !strings.HasPrefix(v.etag, "W/") }
+
+// preconditions are the request headers that make a server refuse (412)
+// to send any other version than v.
+func (v version) preconditions(h http.Header) {
+	switch {
+	case v.strong():
+		h.Set("If-Match", v.etag)
+	case v.etag == "" && v.lastMod != "":
+		h.Set("If-Unmodified-Since", v.lastMod)
+	}
+}
+
+// check compares the validators of an answer with the pinned ones. A
+// validator the answer leaves out is not a change: some servers send them
+// with full answers only.
+func (v version) check(got version) error {
+	if v.etag != "" && got.etag != "" && got.etag != v.etag {
+		return source.Changed("ETag %s, opened as %s", got.etag, v.etag)
+	}
+	if v.etag == "" && v.lastMod != "" && got.lastMod != "" && got.lastMod != v.lastMod {
+		return source.Changed("Last-Modified %s, opened as %s", got.lastMod, v.lastMod)
+	}
+	return nil
 }
 
 // errNoLength means HEAD gave no usable answer and the GET probe must decide.
 var errNoLength = errors.New("no length from HEAD")
 
-func (s *Source) head(ctx context.Context, name string) (int64, error) {
-	size, err := s.headOnly(ctx, name)
+// head learns an object's size and version.
+func (s *Source) head(ctx context.Context, name string) (int64, version, error) {
+	size, ver, err := s.headOnly(ctx, name)
 	if err != errNoLength {
-		return size, err
+		return size, ver, err
 	}
 	return s.probe(ctx, name)
 }
 
-func (s *Source) headOnly(ctx context.Context, name string) (int64, error) {
+func (s *Source) headOnly(ctx context.Context, name string) (int64, version, error) {
 	resp, cancel, err := s.do(ctx, http.MethodHead, name, nil)
 	if err != nil {
-		return 0, err
+		return 0, version{}, err
 	}
 	defer cancel()
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		if resp.ContentLength < 0 {
-			return 0, errNoLength
+			return 0, version{}, errNoLength
 		}
-		return resp.ContentLength, nil
+		return resp.ContentLength, versionOf(resp.Header), nil
 	case resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented ||
 		resp.StatusCode == http.StatusForbidden:
 		// Some servers (pre-signed URLs among them) allow only GET.
-		return 0, errNoLength
+		return 0, version{}, errNoLength
 	}
-	return 0, statusErr(resp)
+	return 0, version{}, statusErr(resp)
 }
 
 // probe learns the size from the Content-Range of a one-byte ranged GET.
-func (s *Source) probe(ctx context.Context, name string) (int64, error) {
+func (s *Source) probe(ctx context.Context, name string) (int64, version, error) {
 	resp, cancel, err := s.do(ctx, http.MethodGet, name, http.Header{"Range": {"bytes=0-0"}})
 	if err != nil {
-		return 0, err
+		return 0, version{}, err
 	}
 	defer cancel()
 	defer drain(resp.Body)
+	ver := versionOf(resp.Header)
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
 		_, _, total, err := httprange.Parse(resp.Header.Get("Content-Range"))
 		if err != nil {
-			return 0, source.Permanent(err)
+			return 0, version{}, source.Permanent(err)
 		}
 		if total < 0 {
-			return 0, source.Permanent(errors.New("server does not say how long the object is"))
+			return 0, version{}, source.Permanent(errors.New("server does not say how long the object is"))
 		}
-		return total, nil
+		return total, ver, nil
 	case http.StatusRequestedRangeNotSatisfiable:
 		// Only an empty object has no byte 0; the server says so with
 		// "bytes */0".
 		if cr := resp.Header.Get("Content-Range"); cr == "bytes */0" {
-			return 0, nil
+			return 0, ver, nil
 		}
-		return 0, source.Permanent(fmt.Errorf("server refused byte 0 (%s)", resp.Status))
+		return 0, version{}, source.Permanent(fmt.Errorf("server refused byte 0 (%s)", resp.Status))
 	case http.StatusOK:
 		if resp.ContentLength < 0 {
-			return 0, source.Permanent(errors.New("server gives neither Content-Range nor Content-Length"))
+			return 0, version{}, source.Permanent(errors.New("server gives neither Content-Range nor Content-Length"))
 		}
-		return resp.ContentLength, nil
+		return resp.ContentLength, ver, nil
 	}
-	return 0, statusErr(resp)
+	return 0, version{}, statusErr(resp)
 }
 
 // List reads the manifest (once; later calls reuse it) and returns its
@@ -455,6 +504,7 @@ type object struct {
 	src  *Source
 	name string
 	size int64
+	ver  version
 
 	mu     sync.Mutex
 	closed bool
@@ -503,13 +553,22 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 // fetch fills p with the bytes at off, all of which exist, in one GET.
 func (o *object) fetch(ctx context.Context, p []byte, off int64) (int, error) {
 	last := off + int64(len(p)) - 1
-	resp, cancel, err := o.src.do(ctx, http.MethodGet, o.name,
-		http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", off, last)}})
+	h := http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", off, last)}}
+	o.ver.preconditions(h)
+	resp, cancel, err := o.src.do(ctx, http.MethodGet, o.name, h)
 	if err != nil {
 		return 0, err
 	}
 	defer cancel()
 	defer drain(resp.Body)
+	if resp.StatusCode == http.StatusPreconditionFailed {
+		return 0, source.Changed("the server refused the version opened (%s)", resp.Status)
+	}
+	if resp.StatusCode == http.StatusPartialContent || resp.StatusCode == http.StatusOK {
+		if err := o.ver.check(versionOf(resp.Header)); err != nil {
+			return 0, err
+		}
+	}
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
 		first, gotLast, total, err := httprange.Parse(resp.Header.Get("Content-Range"))
@@ -520,13 +579,13 @@ func (o *object) fetch(ctx context.Context, p []byte, off int64) (int, error) {
 			return 0, source.Permanent(fmt.Errorf("asked for bytes %d-%d, server sent %d-%d", off, last, first, gotLast))
 		}
 		if total >= 0 && total != o.size {
-			return 0, source.Permanent(fmt.Errorf("object changed size from %d to %d bytes", o.size, total))
+			return 0, source.Changed("size %d bytes, opened as %d", total, o.size)
 		}
 		return o.readBody(ctx, resp.Body, p)
 	case http.StatusOK:
 		// The server ignored Range and is sending the whole object.
 		if resp.ContentLength >= 0 && resp.ContentLength != o.size {
-			return 0, source.Permanent(fmt.Errorf("object changed size from %d to %d bytes", o.size, resp.ContentLength))
+			return 0, source.Changed("size %d bytes, opened as %d", resp.ContentLength, o.size)
 		}
 		if o.src.maxSkip < 0 || last+1 > o.src.maxSkip {
 			return 0, source.Permanent(fmt.Errorf(
