@@ -128,134 +128,132 @@ func newLZMADecoder(stream, props []byte) (*lzmaDecoder, error) {
 // memSize is the bytes the decoder state holds, for the cache budget.
 func (z *lzmaDecoder) memSize() int64 { return 1024 + int64(2*len(z.literal)) + 28*1024 }
 
-// decodeBit decodes one bit with adaptive probability *p. The coder is
-// normalised before each bit rather than after, which keeps this function
-// small enough to inline. Input past the end reads as zero bytes; decode
-// checks for overrun when it stops.
-func (z *lzmaDecoder) decodeBit(p *uint16) uint32 {
-	if z.rng < lzmaTopValue {
-		z.normalize()
+// The range coder lives in locals of decode (rng, cod and the input
+// position), passed through these small functions by value: they inline, so
+// the coder stays in registers across the hot loops instead of being loaded
+// and stored through the decoder pointer for every bit. The coder is
+// normalised before each bit rather than after. Input past the end reads as
+// zero bytes; decode checks for overrun when it stops.
+
+// rcNorm shifts in one more input byte when the range has grown too small.
+func rcNorm(rng, cod uint32, in []byte, inp int) (uint32, uint32, int) {
+	if rng < lzmaTopValue {
+		rng <<= 8
+		var b byte
+		if uint(inp) < uint(len(in)) {
+			b = in[inp]
+		}
+		inp++ // counted past the end so overrun is detected
+		cod = cod<<8 | uint32(b)
 	}
+	return rng, cod, inp
+}
+
+// rcBitFlat is rcBit without a branch, for the plain literal bits: they are
+// the hardest to predict, and there a mispredicted branch costs more than
+// the few extra instructions (measured on BenchmarkLZMABlock; elsewhere the
+// branchy form wins).
+func rcBitFlat(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
 	v := uint32(*p)
-	bound := (z.rng >> 11) * v
-	if z.cod < bound {
-		z.rng = bound
+	bound := (rng >> 11) * v
+	// m is all ones when the bit is 0 (cod < bound).
+	m := uint32((int64(cod) - int64(bound)) >> 63)
+	rng = bound&m | (rng-bound)&^m
+	cod -= bound &^ m
+	// For a 0 bit v grows by (2048-v)>>5, for a 1 bit it shrinks by v>>5;
+	// with v-2017 ≤ 0 the arithmetic shift rounds the 0 case the same way.
+	*p = uint16(int32(v) - (int32(v)-int32(2017&m))>>lzmaMoveBits)
+	return rng, cod, 1 + m
+}
+
+// rcBit decodes one bit with adaptive probability *p (the coder already
+// normalised) and returns the new range, code and the bit.
+func rcBit(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
+	v := uint32(*p)
+	bound := (rng >> 11) * v
+	if cod < bound {
 		*p = uint16(v + (lzmaBitModelTotal-v)>>lzmaMoveBits)
-		return 0
+		return bound, cod, 0
 	}
-	z.rng -= bound
-	z.cod -= bound
 	*p = uint16(v - v>>lzmaMoveBits)
-	return 1
+	return rng - bound, cod - bound, 1
 }
 
-func (z *lzmaDecoder) normalize() {
-	z.rng <<= 8
-	var b byte
-	if z.inp < len(z.in) {
-		b = z.in[z.inp]
-	}
-	z.inp++ // counted past the end so overrun is detected
-	z.cod = z.cod<<8 | uint32(b)
-}
-
-func (z *lzmaDecoder) directBits(n uint) uint32 {
-	var res uint32
-	for ; n > 0; n-- {
-		if z.rng < lzmaTopValue {
-			z.normalize()
-		}
-		z.rng >>= 1
-		t := (z.cod - z.rng) >> 31 // 1 when cod < rng
-		z.cod -= z.rng & (t - 1)
-		res = res<<1 | (1 - t)
-	}
-	return res
-}
-
-// tree decodes a bits-wide symbol MSB first. Like the literal loops it
-// keeps the coder in locals, the hot path of the whole decoder.
-func (z *lzmaDecoder) tree(probs []uint16, bits uint) uint32 {
-	rng, cod, inp, in := z.rng, z.cod, z.inp, z.in
-	m := uint32(1)
-	for range bits {
-		if rng < lzmaTopValue {
-			rng <<= 8
-			var b byte
-			if inp < len(in) {
-				b = in[inp]
-			}
-			inp++
-			cod = cod<<8 | uint32(b)
-		}
-		pp := &probs[m&uint32(len(probs)-1)]
-		v := uint32(*pp)
-		bound := (rng >> 11) * v
-		if cod < bound {
-			rng = bound
-			*pp = uint16(v + (lzmaBitModelTotal-v)>>lzmaMoveBits)
-			m <<= 1
+// decodeLen decodes a match length (0-based) with the coder passed in and
+// out by value.
+func (l *lzmaLenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int) (length, rng2, cod2 uint32, inp2 int) {
+	var bit uint32
+	rng, cod, inp = rcNorm(rng, cod, in, inp)
+	rng, cod, bit = rcBit(&l.choice, rng, cod)
+	var probs []uint16
+	var bits uint
+	switch {
+	case bit == 0:
+		probs, bits = l.low[posState&(lzmaPosStatesMax-1)][:], 3
+	default:
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, bit = rcBit(&l.choice2, rng, cod)
+		if bit == 0 {
+			probs, bits, length = l.mid[posState&(lzmaPosStatesMax-1)][:], 3, lzmaLenLowSyms
 		} else {
-			rng -= bound
-			cod -= bound
-			*pp = uint16(v - v>>lzmaMoveBits)
-			m = m<<1 | 1
+			probs, bits, length = l.high[:], 8, lzmaLenLowSyms+lzmaLenMidSyms
 		}
 	}
-	z.rng, z.cod, z.inp = rng, cod, inp
-	return m - 1<<bits
+	m := uint32(1)
+	mask := uint32(len(probs) - 1)
+	for range bits {
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, bit = rcBit(&probs[m&mask], rng, cod)
+		m = m<<1 | bit
+	}
+	return length + m - 1<<bits, rng, cod, inp
 }
 
-func (z *lzmaDecoder) reverseTree(probs []uint16, bits uint) uint32 {
-	m, sym := uint32(1), uint32(0)
-	for i := range bits {
-		b := z.decodeBit(&probs[m])
-		m = m<<1 | b
-		sym |= b << i
-	}
-	return sym
-}
-
-func (z *lzmaDecoder) decodeLen(l *lzmaLenDecoder, posState uint32) uint32 {
-	if z.decodeBit(&l.choice) == 0 {
-		return z.tree(l.low[posState][:], 3)
-	}
-	if z.decodeBit(&l.choice2) == 0 {
-		return lzmaLenLowSyms + z.tree(l.mid[posState][:], 3)
-	}
-	return lzmaLenLowSyms + lzmaLenMidSyms + z.tree(l.high[:], 8)
-}
+// errLZMAEarly is the overrun failure: the stream ended before the block.
+var errLZMAEarly = fmt.Errorf("%w: stream ends early", errLZMA)
 
 // decode fills out[*pos:] until *pos reaches target (it may go a match
 // further) or the end of out. out[:*pos] must hold what was decoded before.
+// On failure the decoder is left unusable.
 func (z *lzmaDecoder) decode(out []byte, pos *int, target int) error {
 	p := *pos
-	defer func() { *pos = p }()
 	target = min(target, len(out))
+	in, inp, rng, cod := z.in, z.inp, z.rng, z.cod
+	state := z.state
+	rep0, rep1, rep2, rep3 := z.rep[0], z.rep[1], z.rep[2], z.rep[3]
 	pbMask := uint32(1)<<z.pb - 1
 	lpMask := uint32(1)<<z.lp - 1
+	lc := z.lc
+	var err error
+	var bit uint32
+loop:
 	for p < target {
-		if z.inp > len(z.in) {
-			return fmt.Errorf("%w: stream ends early", errLZMA)
+		if inp > len(in) {
+			err = errLZMAEarly
+			break
 		}
 		posState := uint32(p) & pbMask
-		st := z.state
-		if z.decodeBit(&z.isMatch[st<<4+posState]) == 0 {
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, bit = rcBit(&z.isMatch[state<<4|posState], rng, cod)
+		if bit == 0 {
 			var prev uint32
 			if p > 0 {
 				prev = uint32(out[p-1])
 			}
-			lit := z.literal[0x300*((uint32(p)&lpMask)<<z.lc+prev>>(8-z.lc)):]
+			base := 0x300 * int((uint32(p)&lpMask)<<lc+prev>>(8-lc))
+			lit := (*[0x300]uint16)(z.literal[base : base+0x300])
 			sym := uint32(1)
-			if st >= 7 {
-				if int(z.rep[0]) >= p {
-					return fmt.Errorf("%w: match before the block start", errLZMA)
+			if state >= 7 {
+				if int(rep0) >= p {
+					err = fmt.Errorf("%w: match before the block start", errLZMA)
+					break
 				}
-				match := uint32(out[p-int(z.rep[0])-1])
+				match := uint32(out[p-int(rep0)-1])
 				for sym < 0x100 {
 					mbit := match >> 7 & 1
 					match <<= 1
-					bit := z.decodeBit(&lit[(1+mbit)<<8+sym])
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, bit = rcBit(&lit[0x100+mbit<<8+sym], rng, cod)
 					sym = sym<<1 | bit
 					if mbit != bit {
 						break
@@ -263,107 +261,150 @@ func (z *lzmaDecoder) decode(out []byte, pos *int, target int) error {
 				}
 			}
 			for sym < 0x100 {
-				sym = sym<<1 | z.decodeBit(&lit[sym])
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, bit = rcBitFlat(&lit[sym], rng, cod)
+				sym = sym<<1 | bit
 			}
 			out[p] = byte(sym)
 			p++
 			switch {
-			case st < 4:
-				z.state = 0
-			case st < 10:
-				z.state = st - 3
+			case state < 4:
+				state = 0
+			case state < 10:
+				state -= 3
 			default:
-				z.state = st - 6
+				state -= 6
 			}
 			continue
 		}
 		var length uint32
-		if z.decodeBit(&z.isRep[st]) != 0 {
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, bit = rcBit(&z.isRep[state], rng, cod)
+		if bit != 0 {
 			if p == 0 {
-				return fmt.Errorf("%w: repeat match at the block start", errLZMA)
+				err = fmt.Errorf("%w: repeat match at the block start", errLZMA)
+				break
 			}
-			if z.decodeBit(&z.isRepG0[st]) == 0 {
-				if z.decodeBit(&z.isRep0Long[st<<4+posState]) == 0 {
-					if st < 7 {
-						z.state = 9
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, bit = rcBit(&z.isRepG0[state], rng, cod)
+			if bit == 0 {
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, bit = rcBit(&z.isRep0Long[state<<4|posState], rng, cod)
+				if bit == 0 {
+					if state < 7 {
+						state = 9
 					} else {
-						z.state = 11
+						state = 11
 					}
-					if int(z.rep[0]) >= p {
-						return fmt.Errorf("%w: match before the block start", errLZMA)
+					if int(rep0) >= p {
+						err = fmt.Errorf("%w: match before the block start", errLZMA)
+						break
 					}
-					out[p] = out[p-int(z.rep[0])-1]
+					out[p] = out[p-int(rep0)-1]
 					p++
 					continue
 				}
 			} else {
 				var dist uint32
-				if z.decodeBit(&z.isRepG1[st]) == 0 {
-					dist = z.rep[1]
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, bit = rcBit(&z.isRepG1[state], rng, cod)
+				if bit == 0 {
+					dist = rep1
 				} else {
-					if z.decodeBit(&z.isRepG2[st]) == 0 {
-						dist = z.rep[2]
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, bit = rcBit(&z.isRepG2[state], rng, cod)
+					if bit == 0 {
+						dist = rep2
 					} else {
-						dist = z.rep[3]
-						z.rep[3] = z.rep[2]
+						dist = rep3
+						rep3 = rep2
 					}
-					z.rep[2] = z.rep[1]
+					rep2 = rep1
 				}
-				z.rep[1] = z.rep[0]
-				z.rep[0] = dist
+				rep1 = rep0
+				rep0 = dist
 			}
-			length = z.decodeLen(&z.repLenDec, posState)
-			if st < 7 {
-				z.state = 8
+			length, rng, cod, inp = z.repLenDec.decodeLen(posState, rng, cod, in, inp)
+			if state < 7 {
+				state = 8
 			} else {
-				z.state = 11
+				state = 11
 			}
 		} else {
-			z.rep[3], z.rep[2], z.rep[1] = z.rep[2], z.rep[1], z.rep[0]
-			length = z.decodeLen(&z.lenDec, posState)
-			if st < 7 {
-				z.state = 7
+			rep3, rep2, rep1 = rep2, rep1, rep0
+			length, rng, cod, inp = z.lenDec.decodeLen(posState, rng, cod, in, inp)
+			if state < 7 {
+				state = 7
 			} else {
-				z.state = 10
+				state = 10
 			}
-			lenState := min(length, lzmaNumLenToPos-1)
-			slot := z.tree(z.posSlot[lenState][:], 6)
+			slots := &z.posSlot[min(length, lzmaNumLenToPos-1)]
+			m := uint32(1)
+			for range 6 {
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, bit = rcBit(&slots[m&63], rng, cod)
+				m = m<<1 | bit
+			}
+			slot := m - 64
 			dist := slot
 			if slot >= 4 {
 				nd := uint(slot>>1) - 1
 				dist = (2 | slot&1) << nd
+				var probs []uint16
 				if slot < lzmaEndPosModel {
-					dist += z.reverseTree(z.posDec[dist-slot:], nd)
+					probs = z.posDec[dist-slot:]
 				} else {
-					dist += z.directBits(nd-lzmaNumAlignBits) << lzmaNumAlignBits
-					dist += z.reverseTree(z.align[:], lzmaNumAlignBits)
+					// Direct bits, then the aligned low bits.
+					var direct uint32
+					for range nd - lzmaNumAlignBits {
+						rng, cod, inp = rcNorm(rng, cod, in, inp)
+						rng >>= 1
+						t := (cod - rng) >> 31 // 1 when cod < rng
+						cod -= rng & (t - 1)
+						direct = direct<<1 | (1 - t)
+					}
+					dist += direct << lzmaNumAlignBits
+					probs, nd = z.align[:], lzmaNumAlignBits
 				}
+				m, sym := uint32(1), uint32(0)
+				for i := range nd {
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, bit = rcBit(&probs[m], rng, cod)
+					m = m<<1 | bit
+					sym |= bit << i
+				}
+				dist += sym
 			}
 			if dist == 0xFFFFFFFF {
-				return fmt.Errorf("%w: end marker before the end of the block", errLZMA)
+				err = fmt.Errorf("%w: end marker before the end of the block", errLZMA)
+				break
 			}
-			z.rep[0] = dist
+			rep0 = dist
 		}
 		n := int(length) + lzmaMatchMinLen
-		d := int(z.rep[0]) + 1
+		d := int(rep0) + 1
 		if d > p {
-			return fmt.Errorf("%w: match before the block start", errLZMA)
+			err = fmt.Errorf("%w: match before the block start", errLZMA)
+			break
 		}
 		if n > len(out)-p {
-			return fmt.Errorf("%w: match past the end of the block", errLZMA)
+			err = fmt.Errorf("%w: match past the end of the block", errLZMA)
+			break
 		}
-		src := p - d
-		if d >= n {
-			copy(out[p:p+n], out[src:src+n])
-		} else {
-			for i := range n {
-				out[p+i] = out[src+i]
-			}
+		// An overlapping match repeats its last d bytes: copy them in
+		// chunks that double, each from the already periodic run.
+		end, src := p+n, p-d
+		for p < end {
+			p += copy(out[p:end], out[src:p])
 		}
-		p += n
+		continue loop
 	}
-	if z.inp > len(z.in) {
-		return fmt.Errorf("%w: stream ends early", errLZMA)
+	if err == nil && inp > len(in) {
+		err = errLZMAEarly
 	}
-	return nil
+	*pos = p
+	z.inp, z.rng, z.cod = inp, rng, cod
+	z.state = state
+	z.rep = [4]uint32{rep0, rep1, rep2, rep3}
+	return err
 }
