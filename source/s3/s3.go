@@ -25,6 +25,11 @@
 // NoSuchKey/404 as source.ErrNotFound, NoSuchBucket and denied access as
 // source.ErrPermanent, and 5xx, throttling and connection failures as
 // source.ErrTransient.
+//
+// An object is pinned to the ETag HeadObject gave at Open: every GetObject
+// carries it as If-Match and the ETag of every answer is compared with it, so
+// reading an object replaced after Open fails with source.ErrChanged instead
+// of mixing bytes of two versions of a table.
 package s3
 
 import (
@@ -261,6 +266,16 @@ func classify(ctx context.Context, err error) error {
 	return source.Transient(err)
 }
 
+// isPreconditionFailed reports a 412 answer to a conditional request.
+func isPreconditionFailed(err error) bool {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() == 412 {
+		return true
+	}
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "PreconditionFailed"
+}
+
 func (s *Source) key(name string) string { return s.prefix + name }
 
 // Open finds the object's size with HeadObject. A 404 is checked once
@@ -293,7 +308,7 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if out.ContentLength == nil || *out.ContentLength < 0 {
 		return nil, fail(source.Permanent(errors.New("HeadObject gave no length")))
 	}
-	return &object{src: s, name: name, key: s.key(name), size: *out.ContentLength}, nil
+	return &object{src: s, name: name, key: s.key(name), size: *out.ContentLength, etag: aws.ToString(out.ETag)}, nil
 }
 
 // checkBucket asks whether the bucket exists, once it has any doubt. A
@@ -383,6 +398,7 @@ type object struct {
 	name   string
 	key    string
 	size   int64
+	etag   string // the version Open saw; empty when the server gave none
 	closed atomic.Bool
 }
 
@@ -426,14 +442,25 @@ func (o *object) fetch(ctx context.Context, p []byte, off int64) error {
 	last := off + int64(len(p)) - 1
 	rctx, cancel := context.WithTimeout(ctx, o.src.timeout)
 	defer cancel()
-	out, err := o.src.client.GetObject(rctx, &s3.GetObjectInput{
+	in := &s3.GetObjectInput{
 		Bucket: &o.src.bucket, Key: &o.key,
 		Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, last)),
-	})
+	}
+	if o.etag != "" {
+		in.IfMatch = aws.String(o.etag)
+	}
+	out, err := o.src.client.GetObject(rctx, in)
 	if err != nil {
+		if o.etag != "" && isPreconditionFailed(err) {
+			return source.Changed("the server refused ETag %s, the version opened", o.etag)
+		}
 		return classify(ctx, err)
 	}
 	defer out.Body.Close()
+	// A server that ignores If-Match still names the version it sent.
+	if got := aws.ToString(out.ETag); o.etag != "" && got != "" && got != o.etag {
+		return source.Changed("ETag %s, opened as %s", got, o.etag)
+	}
 	switch {
 	case out.ContentRange != nil:
 		first, gotLast, total, err := httprange.Parse(*out.ContentRange)
@@ -444,7 +471,7 @@ func (o *object) fetch(ctx context.Context, p []byte, off int64) error {
 			return source.Permanent(fmt.Errorf("asked for bytes %d-%d, server sent %d-%d", off, last, first, gotLast))
 		}
 		if total >= 0 && total != o.size {
-			return source.Permanent(fmt.Errorf("object changed size from %d to %d bytes", o.size, total))
+			return source.Changed("size %d bytes, opened as %d", total, o.size)
 		}
 	case off != 0 || last != o.size-1:
 		// Without Content-Range the body is the whole object, which is

@@ -323,3 +323,49 @@ func TestProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacedObject: an object overwritten after Open, with another of the
+// same size, is not read as if it were the old one (mixing two versions of
+// a table gives wrong values): the read fails with ErrChanged. The arbiter
+// is S3's conditional GET (If-Match, 412) and the ETag the server reports.
+func TestReplacedObject(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bkt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t, root)
+	ctx := context.Background()
+	old := []byte(strings.Repeat("a", 4096))
+	if err := srv.Put(ctx, "bkt", "t.bin", old); err != nil {
+		t.Fatal(err)
+	}
+	src, err := s3.New(ctx, srv.Config("bkt", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	obj, err := src.Open(ctx, "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	buf := make([]byte, 16)
+	if _, err := obj.ReadAt(ctx, buf, 100, source.HintData); err != nil || string(buf) != string(old[:16]) {
+		t.Fatalf("read of the version opened: %q, %v", buf, err)
+	}
+	if err := srv.Put(ctx, "bkt", "t.bin", []byte(strings.Repeat("b", 4096))); err != nil {
+		t.Fatal(err)
+	}
+	n, err := obj.ReadAt(ctx, buf, 200, source.HintData)
+	if !errors.Is(err, source.ErrChanged) || !errors.Is(err, source.ErrPermanent) || n != 0 {
+		t.Fatalf("read after the object was replaced: n=%d err=%v, want 0 bytes and ErrChanged (permanent)", n, err)
+	}
+	fresh, err := src.Open(ctx, "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if _, err := fresh.ReadAt(ctx, buf, 200, source.HintData); err != nil || string(buf) != strings.Repeat("b", 16) {
+		t.Fatalf("read of the object opened again: %q, %v", buf, err)
+	}
+}

@@ -32,6 +32,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3"
 )
@@ -207,4 +209,20 @@ func try(t testing.TB, bin, root string, bucketLinks bool) (*Server, error) {
 	}
 	t.Cleanup(stop)
 	return &Server{Endpoint: "http://" + addr, Root: root}, nil
+}
+
+// Put stores data as bucket/key through the server's S3 API, the way an
+// upload replaces an object: the server gives it a new ETag.
+func (s *Server) Put(ctx context.Context, bucket, key string, data []byte) error {
+	client := awss3.New(awss3.Options{
+		BaseEndpoint: aws.String(s.Endpoint),
+		Region:       Region,
+		UsePathStyle: true,
+		Credentials:  s3.StaticCredentials(AccessKey, SecretKey),
+	})
+	_, err := client.PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(data)})
+	if err != nil {
+		return fmt.Errorf("s3test: put %s/%s: %w", bucket, key, err)
+	}
+	return nil
 }
