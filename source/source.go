@@ -75,6 +75,24 @@ type Object interface {
 	Close() error
 }
 
+// Versioned is implemented by objects that can name the version of the
+// content they serve (an ETag, say). The name changes whenever the content
+// does, so a cache that outlives the object, such as one on disk, can tell
+// blocks of a replaced object from current ones.
+type Versioned interface {
+	// Version names the version Open saw; "" when the transport cannot
+	// tell.
+	Version() string
+}
+
+// VersionOf returns obj's version, or "" when it has none.
+func VersionOf(obj Object) string {
+	if v, ok := obj.(Versioned); ok {
+		return v.Version()
+	}
+	return ""
+}
+
 // Entry describes one object found by a Lister.
 type Entry struct {
 	// Name is the object's name, usable with Source.Open.

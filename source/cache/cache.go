@@ -147,6 +147,9 @@ type object struct {
 	closed atomic.Bool
 }
 
+// Version passes on the version of the object below.
+func (o *object) Version() string { return source.VersionOf(o.Object) }
+
 // Close closes the object below; cached blocks stay for other readers.
 func (o *object) Close() error {
 	o.closed.Store(true)

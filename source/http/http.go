@@ -512,6 +512,14 @@ type object struct {
 
 func (o *object) Size() int64 { return o.size }
 
+// Version is the ETag Open saw, or its Last-Modified date without one.
+func (o *object) Version() string {
+	if o.ver.etag != "" {
+		return o.ver.etag
+	}
+	return o.ver.lastMod
+}
+
 func (o *object) Close() error {
 	o.mu.Lock()
 	o.closed = true

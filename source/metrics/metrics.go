@@ -150,6 +150,9 @@ type object struct {
 	s *Source
 }
 
+// Version passes on the version of the object below.
+func (o *object) Version() string { return source.VersionOf(o.Object) }
+
 func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
 	o.s.c.requests.Add(1)
 	n, err := o.Object.ReadAt(ctx, p, off, hint)

@@ -151,6 +151,9 @@ type object struct {
 	p Policy
 }
 
+// Version passes on the version of the object below.
+func (o *object) Version() string { return source.VersionOf(o.Object) }
+
 // ReadAt retries what is still missing after a transient failure, so bytes a
 // failed attempt did deliver are kept. io.EOF is not transient, so a read
 // that reaches the end returns at once.

@@ -404,6 +404,9 @@ type object struct {
 
 func (o *object) Size() int64 { return o.size }
 
+// Version is the ETag Open saw.
+func (o *object) Version() string { return o.etag }
+
 func (o *object) Close() error {
 	o.closed.Store(true)
 	return nil

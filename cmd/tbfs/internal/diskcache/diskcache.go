@@ -4,11 +4,11 @@
 // the least recently used blocks are deleted to make room.
 //
 // Each cached block is one file named by a hash of (location, object name,
-// object size, block number) and starting with a header that repeats that
+// object size, object version where the transport names one, block number) and starting with a header that repeats that
 // key, so a file that belongs to anything else is never served. Files are
 // written to a temporary name and renamed, so a crash leaves either a whole
-// block or none. Tables are immutable; an object that changed size gets new
-// keys, and the old blocks age out.
+// block or none. An object replaced on the server (another size or, over
+// HTTP and S3, another ETag) gets new keys, and the old blocks age out.
 package diskcache
 
 import (
@@ -31,7 +31,7 @@ import (
 )
 
 // magic starts every cache file.
-const magic = "tbfs-diskcache-v1\n"
+const magic = "tbfs-diskcache-v2\n"
 
 // Options configure a cache.
 type Options struct {
@@ -158,6 +158,9 @@ type object struct {
 
 func (o *object) Size() int64 { return o.inner.Size() }
 
+// Version passes on the version of the object below.
+func (o *object) Version() string { return source.VersionOf(o.inner) }
+
 func (o *object) Close() error {
 	o.closed.Store(true)
 	return o.inner.Close()
@@ -198,7 +201,7 @@ func (o *object) block(ctx context.Context, blk int64, hint source.Hint) ([]byte
 	bs := int64(o.s.opts.BlockSize)
 	size := o.inner.Size()
 	want := min(bs, size-blk*bs)
-	key := fmt.Sprintf("%s\n%s\n%d\n%d\n", o.s.opts.Location, o.name, size, blk)
+	key := fmt.Sprintf("%s\n%s\n%d\n%q\n%d\n", o.s.opts.Location, o.name, size, source.VersionOf(o.inner), blk)
 	sum := sha256.Sum256([]byte(key))
 	name := hex.EncodeToString(sum[:16]) + ".blk"
 	header := magic + key
