@@ -65,12 +65,14 @@ var (
 	_ source.Lister = (*Source)(nil)
 )
 
-// key names one block. The size is part of it so that an object that is
-// replaced by one of another size never shares blocks with its old self.
+// key names one block. The size and the version (where the transport
+// names one) are part of it so that an object that is replaced never shares
+// blocks with its old self.
 type key struct {
-	name  string
-	size  int64
-	block int64
+	name    string
+	size    int64
+	version string
+	block   int64
 }
 
 // entry is a block being fetched (done open) or cached (done closed).
@@ -119,7 +121,7 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &object{Object: obj, s: s, name: name, size: obj.Size()}, nil
+	return &object{Object: obj, s: s, name: name, size: obj.Size(), version: source.VersionOf(obj)}, nil
 }
 
 // List passes through to the source below.
@@ -141,10 +143,11 @@ func (s *Source) Close() error {
 
 type object struct {
 	source.Object
-	s      *Source
-	name   string
-	size   int64
-	closed atomic.Bool
+	s       *Source
+	name    string
+	size    int64
+	version string
+	closed  atomic.Bool
 }
 
 // Version passes on the version of the object below.
@@ -202,7 +205,7 @@ func (o *object) blocks(ctx context.Context, off, want int64, hint source.Hint) 
 		var mine, theirs []*entry
 		s.mu.Lock()
 		for b := first; b <= last; b++ {
-			k := key{o.name, o.size, b}
+			k := key{o.name, o.size, o.version, b}
 			e := s.entries[k]
 			switch {
 			case e == nil:
