@@ -87,11 +87,8 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Var(&tables, "tables", "location of table files: a directory, file://, s3://, http(s):// URL (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object per board")
 	children := fs.Bool("children", false, "list every legal move with its child's value")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if len(tables) == 0 {
 		dir, err := defaultGeisterTables()

@@ -55,11 +55,8 @@ func runGeisterPlay(ctx context.Context, args []string, stdin io.Reader, stdout,
 	server := fs.String("server", "", "the server's address, HOST:PORT")
 	red := fs.String("red", "ABCD", "the four own pieces to make red")
 	timeout := fs.Duration("timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *server == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "tbprobe geister play: give --server HOST:PORT and no other arguments")
@@ -133,11 +130,8 @@ func runGeisterServe(ctx context.Context, args []string, stdin io.Reader, stdout
 	matches := fs.Int("matches", 0, "stop after this many matches (0: run until interrupted)")
 	timeout := fs.Duration("timeout", match.DefaultTimeout, "longest wait for a client's reply")
 	maxPlies := fs.Int("max-plies", gat.DefaultMaxPlies, "moves after which the game is drawn")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 || *matches < 0 || *maxPlies <= 0 || *timeout <= 0 {
 		fmt.Fprintln(stderr, "tbprobe geister serve: bad arguments (see -h)")

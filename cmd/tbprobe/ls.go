@@ -110,11 +110,8 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var tf tableFlags
 	tf.register(fs)
 	plugins := fs.Bool("plugins", false, "list the transport plugins found in --plugin-dir and $"+host.EnvDir)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "tbprobe ls: unexpected argument %q\n", fs.Arg(0))
@@ -193,11 +190,8 @@ func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var tf tableFlags
 	tf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

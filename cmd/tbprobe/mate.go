@@ -43,11 +43,8 @@ func runMate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	maxMoves := fs.Int("max", 3, "largest number of the winner's moves to search")
 	noRule50 := fs.Bool("no-rule50", false, "ignore the 50-move rule (by default a mate after the clock reaches 100 plies does not count)")
 	asJSON := fs.Bool("json", false, "print one JSON object per FEN")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *maxMoves < 0 || *maxMoves > 1000 {
 		fmt.Fprintf(stderr, "tbprobe mate: --max %d is out of range (0..1000)\n", *maxMoves)

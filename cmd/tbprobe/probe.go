@@ -47,11 +47,8 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.IntVar(&opts.hmc, "hmc", -1, "half-move clock to probe at, overriding the FEN's fifth field")
 	fs.BoolVar(&opts.json, "json", false, "print one JSON object per position")
 	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first by DTZ under the 50-move rule at the FEN's clock (the prober's root ranking)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if opts.hmc > 1000 || opts.hmc < -1 {
 		fmt.Fprintf(stderr, "tbprobe: --hmc %d: want a half-move clock from 0 to 1000\n", opts.hmc)

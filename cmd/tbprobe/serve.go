@@ -55,11 +55,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var tf tableFlags
 	tf.register(fs)
 	listen := fs.String("listen", "127.0.0.1:9000", "address to listen on (host:port; port 0 picks a free one)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "tbprobe serve: unexpected argument %q\n", fs.Arg(0))
@@ -122,12 +119,9 @@ func (s *server) handler() http.Handler {
 	return s.m.count(mux)
 }
 
-// lichessMove is one move of a /standard answer: the values of the position
-// after the move, for the side to move there, as lichess gives them.
-type lichessMove struct {
-	UCI                  string          `json:"uci"`
-	SAN                  string          `json:"san"`
-	Zeroing              bool            `json:"zeroing"`
+// lichessValues are the fields a /standard answer gives both for the
+// position and for the position after each move, in lichess's order.
+type lichessValues struct {
 	Checkmate            bool            `json:"checkmate"`
 	Stalemate            bool            `json:"stalemate"`
 	VariantWin           bool            `json:"variant_win"`
@@ -140,44 +134,45 @@ type lichessMove struct {
 	DTC                  *int            `json:"dtc"`
 	DTCPair              *render.DTC     `json:"dtc_pair"`
 	DTM50                *int            `json:"dtm50"`
+}
+
+// lichessMove is one move of a /standard answer: the values of the position
+// after the move, for the side to move there, as lichess gives them.
+type lichessMove struct {
+	UCI     string `json:"uci"`
+	SAN     string `json:"san"`
+	Zeroing bool   `json:"zeroing"`
+	lichessValues
 }
 
 // lichessAnswer is the /standard answer for a position. Category is
 // "unknown" and the distances null where no table answers, as on lichess;
 // Error says why.
 type lichessAnswer struct {
-	FEN                  string          `json:"fen"`
-	Checkmate            bool            `json:"checkmate"`
-	Stalemate            bool            `json:"stalemate"`
-	VariantWin           bool            `json:"variant_win"`
-	VariantLoss          bool            `json:"variant_loss"`
-	InsufficientMaterial bool            `json:"insufficient_material"`
-	Category             render.Category `json:"category"`
-	DTZ                  *int            `json:"dtz"`
-	PreciseDTZ           *int            `json:"precise_dtz"`
-	DTM                  *int            `json:"dtm"`
-	DTC                  *int            `json:"dtc"`
-	DTCPair              *render.DTC     `json:"dtc_pair"`
-	DTM50                *int            `json:"dtm50"`
-	Moves                []lichessMove   `json:"moves"`
-	Error                string          `json:"error,omitempty"`
+	FEN string `json:"fen"`
+	lichessValues
+	Moves []lichessMove `json:"moves"`
+	Error string        `json:"error,omitempty"`
 }
 
 // unknownCategory is lichess's category for a position no table covers.
 const unknownCategory render.Category = "unknown"
 
-// fill copies rendered values into the lichess fields. The chesstb DTZ is
-// exact, so precise_dtz always equals dtz.
-func fillValues(v *render.Values, cat *render.Category, dtz, precise, dtm, dtc **int, pair **render.DTC, dtm50 **int) {
-	*cat = v.Category
-	if *cat == "" {
-		*cat = unknownCategory
+// newLichessValues gives the lichess fields of a position whose rendered
+// values are v. The chesstb DTZ is exact, so precise_dtz always equals dtz.
+func newLichessValues(pos *chess.Position, checkmate, stalemate bool, v *render.Values) lichessValues {
+	lv := lichessValues{
+		Checkmate: checkmate, Stalemate: stalemate, InsufficientMaterial: pos.InsufficientMaterial(),
+		Category: v.Category, DTZ: v.DTZ, PreciseDTZ: v.DTZ, DTM: v.DTM, DTM50: v.DTM50,
 	}
-	*dtz, *precise, *dtm, *dtm50 = v.DTZ, v.DTZ, v.DTM, v.DTM50
+	if lv.Category == "" {
+		lv.Category = unknownCategory
+	}
 	if v.DTC != nil {
 		plies := v.DTC.Plies
-		*dtc, *pair = &plies, v.DTC
+		lv.DTC, lv.DTCPair = &plies, v.DTC
 	}
+	return lv
 }
 
 // answer probes one position with its moves. The moves are in
@@ -195,14 +190,11 @@ func (s *server) answer(ctx context.Context, pos *chess.Position) (*lichessAnswe
 		return nil, err
 	}
 	a := &lichessAnswer{
-		FEN:                  rep.FEN,
-		Checkmate:            rep.Checkmate,
-		Stalemate:            rep.Stalemate,
-		InsufficientMaterial: pos.InsufficientMaterial(),
-		Error:                rep.Error,
-		Moves:                make([]lichessMove, 0, len(rep.Moves)),
+		FEN:           rep.FEN,
+		lichessValues: newLichessValues(pos, rep.Checkmate, rep.Stalemate, &rep.Values),
+		Error:         rep.Error,
+		Moves:         make([]lichessMove, 0, len(rep.Moves)),
 	}
-	fillValues(&rep.Values, &a.Category, &a.DTZ, &a.PreciseDTZ, &a.DTM, &a.DTC, &a.DTCPair, &a.DTM50)
 	for _, rm := range rep.Moves {
 		m, err := pos.ParseMove(rm.UCI)
 		if err != nil {
@@ -211,10 +203,8 @@ func (s *server) answer(ctx context.Context, pos *chess.Position) (*lichessAnswe
 		child := pos.Play(m)
 		lm := lichessMove{
 			UCI: rm.UCI, SAN: rm.SAN, Zeroing: pos.IsZeroing(m),
-			Checkmate: child.IsCheckmate(), Stalemate: child.IsStalemate(),
-			InsufficientMaterial: child.InsufficientMaterial(),
+			lichessValues: newLichessValues(&child, child.IsCheckmate(), child.IsStalemate(), &rm.Values),
 		}
-		fillValues(&rm.Values, &lm.Category, &lm.DTZ, &lm.PreciseDTZ, &lm.DTM, &lm.DTC, &lm.DTCPair, &lm.DTM50)
 		a.Moves = append(a.Moves, lm)
 	}
 	return a, nil

@@ -158,3 +158,17 @@ func (b *byteSize) Set(s string) error {
 	*b = byteSize(n * mult)
 	return nil
 }
+
+// parseFlags parses a subcommand's arguments. When ok is false the command
+// is done and exits with code: 0 after -h, 2 after a mistake, which the
+// flag set has already explained.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	switch err := fs.Parse(args); {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		return 0, false
+	default:
+		return 2, false
+	}
+}

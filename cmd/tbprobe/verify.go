@@ -26,11 +26,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	var tf tableFlags
 	tf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	want := map[string]bool{}
 	for _, m := range fs.Args() {
