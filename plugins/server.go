@@ -123,7 +123,7 @@ func (s *Server) OpenObject(ctx context.Context, req *pluginpb.OpenObjectRequest
 	s.objects[id] = &openObject{source: req.GetSource(), obj: obj}
 	os.objects[id] = true
 	s.mu.Unlock()
-	return &pluginpb.OpenObjectResponse{Object: id, Size: obj.Size()}, nil
+	return &pluginpb.OpenObjectResponse{Object: id, Size: obj.Size(), Version: source.VersionOf(obj)}, nil
 }
 
 // CloseObject closes one object.

@@ -20,6 +20,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"
 	"github.com/tbfs/tbfs/source"
@@ -271,6 +273,29 @@ func TestKillMidRead(t *testing.T) {
 	}
 }
 
+// stop hangs the plugin process pid with SIGSTOP and returns once the
+// kernel reports it stopped. kill(2) returns before every thread has
+// stopped: a thread the signal did not pick keeps running until the group
+// stop reaches it, and on a busy machine it may still answer a request.
+// The test process started the plugin, so it may wait for the stop; WNOWAIT
+// leaves the state for anyone else waiting.
+func stop(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOWAIT, nil)
+		if err == nil {
+			return
+		}
+		if err != unix.EINTR {
+			t.Fatalf("waiting for plugin process %d to stop: %v", pid, err)
+		}
+	}
+}
+
 // TestHungPlugin stops the plugin process (SIGSTOP) so it answers nothing:
 // a read fails with ErrTransient after the call deadline and the failed
 // health check, the hung process is killed, and the next read runs on a new
@@ -284,9 +309,7 @@ func TestHungPlugin(t *testing.T) {
 	}
 	defer obj.Close()
 	pid := p.PID()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stop(t, pid)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	_, err = readAt(ctx, obj, 10, 0)
 	if !errors.Is(err, source.ErrTransient) {
@@ -563,9 +586,7 @@ func TestCloseHungPlugin(t *testing.T) {
 	}
 	defer src.Close()
 	pid := p.PID()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stop(t, pid)
 	h.Close()
 	// Signal 0 checks for existence; a killed and reaped child is gone.
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {

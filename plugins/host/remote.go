@@ -264,14 +264,18 @@ type remoteObject struct {
 	s    *remoteSource
 	name string
 
-	mu     sync.Mutex
-	size   int64
-	gen    uint64
-	id     uint64
-	closed bool
+	mu      sync.Mutex
+	size    int64
+	version string // set with size, at the first open
+	gen     uint64
+	id      uint64
+	closed  bool
 }
 
-var _ source.Object = (*remoteObject)(nil)
+var (
+	_ source.Object    = (*remoteObject)(nil)
+	_ source.Versioned = (*remoteObject)(nil)
+)
 
 // handle returns the object's handle in the current plugin process.
 func (o *remoteObject) handle(ctx context.Context) (uint64, uint64, error) {
@@ -303,8 +307,11 @@ func (o *remoteObject) handle(ctx context.Context) (uint64, uint64, error) {
 	if o.size >= 0 && size != o.size {
 		return 0, 0, source.Changed("size %d bytes after a plugin restart, opened as %d", size, o.size)
 	}
+	if o.size >= 0 && resp.GetVersion() != o.version {
+		return 0, 0, source.Changed("version %q after a plugin restart, opened as %q", resp.GetVersion(), o.version)
+	}
 	if o.size < 0 {
-		o.size = size
+		o.size, o.version = size, resp.GetVersion()
 	}
 	o.id, o.gen = resp.GetObject(), gen
 	return o.id, gen, nil
@@ -315,6 +322,10 @@ func (o *remoteObject) handle(ctx context.Context) (uint64, uint64, error) {
 // that finds another size fails instead), so it is read without the lock
 // that a reopen in progress holds.
 func (o *remoteObject) Size() int64 { return o.size }
+
+// Version is the version the plugin's transport named at open, fixed like
+// Size.
+func (o *remoteObject) Version() string { return o.version }
 
 // Range is one range of a batched read: Buf is filled from offset Off, N
 // says how many bytes were, and Err why fewer than len(Buf) were (io.EOF at

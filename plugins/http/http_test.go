@@ -98,6 +98,11 @@ func TestSameAsBuiltIn(t *testing.T) {
 		if a.Size() != b.Size() {
 			t.Errorf("%s: size %d built in, %d as plugin", name, a.Size(), b.Size())
 		}
+		// The server names every file's version by Last-Modified; the
+		// plugin must pass on what the built-in transport saw.
+		if va, vb := source.VersionOf(a), source.VersionOf(b); va == "" || va != vb {
+			t.Errorf("%s: version %q built in, %q as plugin", name, va, vb)
+		}
 		size := a.Size()
 		for i := 0; i < 40; i++ {
 			off := r.Int64N(size + 2)

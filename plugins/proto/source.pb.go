@@ -515,10 +515,13 @@ func (x *OpenObjectRequest) GetName() string {
 }
 
 type OpenObjectResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Object        uint64                 `protobuf:"varint,1,opt,name=object,proto3" json:"object,omitempty"`
-	Size          int64                  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
-	Error         *Error                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Object uint64                 `protobuf:"varint,1,opt,name=object,proto3" json:"object,omitempty"`
+	Size   int64                  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	Error  *Error                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// The version of the content the plugin's transport opened (an ETag,
+	// say); empty when it cannot tell. It changes whenever the content does.
+	Version       string `protobuf:"bytes,4,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -572,6 +575,13 @@ func (x *OpenObjectResponse) GetError() *Error {
 		return x.Error
 	}
 	return nil
+}
+
+func (x *OpenObjectResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
 }
 
 type CloseObjectRequest struct {
@@ -1061,11 +1071,12 @@ const file_source_proto_rawDesc = "" +
 	"\x05error\x18\x01 \x01(\v2\x16.tbfs.plugins.v1.ErrorR\x05error\"?\n" +
 	"\x11OpenObjectRequest\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\x04R\x06source\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"n\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x88\x01\n" +
 	"\x12OpenObjectResponse\x12\x16\n" +
 	"\x06object\x18\x01 \x01(\x04R\x06object\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12,\n" +
-	"\x05error\x18\x03 \x01(\v2\x16.tbfs.plugins.v1.ErrorR\x05error\",\n" +
+	"\x05error\x18\x03 \x01(\v2\x16.tbfs.plugins.v1.ErrorR\x05error\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\tR\aversion\",\n" +
 	"\x12CloseObjectRequest\x12\x16\n" +
 	"\x06object\x18\x01 \x01(\x04R\x06object\"C\n" +
 	"\x13CloseObjectResponse\x12,\n" +
