@@ -11,10 +11,9 @@ import (
 
 // This file reads cells of the two changepoint packs, DTM50 (.lzdtm50) and
 // DTC (.lzdtc). Like a distance block, a pack block is decompressed only as
-// far as the probes so far have needed (packBlock); once complete it is
-// parsed into changepoint.Block, whose prefix index makes a lookup
-// independent of the block size, and kept in the shared block cache in that
-// form.
+// far as the probes so far have needed (packBlock), and looked up through a
+// changepoint.Partial, whose index of the decompressed part grows with the
+// lookups and makes a lookup there independent of the block size.
 
 // packLayers is the stack height of a pack kind.
 func packLayers(k Kind) int {
@@ -57,6 +56,10 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 			if usize < 24 || usize > maxBlockBytes {
 				return nil, 0, corruptf("decoded size %d", usize)
 			}
+			pa, err := changepoint.NewPartial(params, int(usize))
+			if err != nil {
+				return nil, 0, corruptf("%v", err)
+			}
 			comp, err := t.readCompressed(ctx, c, b)
 			if err != nil {
 				return nil, 0, err
@@ -68,13 +71,11 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 			if err != nil {
 				return nil, 0, corruptf("LZMA: %v", err)
 			}
-			pb := &packBlock{lzmaBlock: lzmaBlock{buf: make([]byte, usize), dec: z}, params: params}
+			pb := &packBlock{lzmaBlock: lzmaBlock{buf: make([]byte, usize), dec: z}, part: pa}
 			// The budget counts the payload, the coder state and the
 			// compressed bytes it keeps until the block is complete, and
-			// what the parsed block adds then (at most its prefix index
-			// and draw-end hints).
-			extra := int64(positions/256+1)*24 + int64(positions/64+2)*16 + 256
-			return pb, int64(usize) + int64(len(comp)) + z.memSize() + extra, nil
+			// the most the lookup index can grow to.
+			return pb, int64(usize) + int64(len(comp)) + z.memSize() + int64(params.PartialBytes()), nil
 		})
 		if err != nil {
 			if _, ok := err.(*FileError); !ok {
@@ -94,70 +95,52 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 }
 
 // packBlock is a pack block decompressed as far as probes have needed. A
-// probe decompresses up to the bytes its position's record lives in (the
-// state vector up to it, then its stream up to the record) and a later probe
-// resumes from there; once a probe has needed the whole payload, the block
-// is parsed and checked in full and later lookups use its prefix index.
+// lookup decompresses up to the bytes its position's record lives in (the
+// state vector up to it, then its stream up to the record) and a later one
+// resumes from there; changepoint.Partial keeps the state counts and the
+// records walked so far, so a lookup in the covered part costs what a
+// lookup in a whole parsed block does, and nothing forces a block to be
+// decompressed or checked beyond what its lookups read. (Completing a block
+// on its second lookup and checking it whole cost more, in decompression
+// and checking, than it saved: BenchmarkProbeCold.)
 type packBlock struct {
 	lzmaBlock
-	params  changepoint.Params
-	partial atomic.Int32 // lookups so far that found the block incomplete
-	once    sync.Once
-	full    atomic.Pointer[changepoint.Block]
-	err     error // the full parse's failure, set inside once
+	pmu  sync.Mutex // serialises lookups, which extend part
+	part *changepoint.Partial
+	err  error // a lookup's failure, repeated to every later one
 }
-
-// maxPartialLookups is how many lookups may find a block incomplete before
-// one completes it. Measured on BenchmarkProbeCold, more partial lookups win
-// a little more at the 64 MiB budget but lose more at 4 GiB, where most
-// blocks are needed whole in the end.
-const maxPartialLookups = 1
 
 // lookup returns the record of position pos of the block.
 func (pb *packBlock) lookup(pos int) (changepoint.Record, error) {
-	if blk := pb.full.Load(); blk != nil {
-		return blk.Lookup(pos)
-	}
-	size := len(pb.buf)
-	have := min(int(pb.done.Load()), size)
-	if pb.partial.Add(1) > maxPartialLookups && have < size {
-		// A partial lookup walks the block from its start; a block asked
-		// for again is worth completing once for its prefix index.
-		if _, err := pb.upTo(size); err != nil {
-			return changepoint.Record{}, err
-		}
-		have = size
-	}
-	for have < size {
-		rec, need, err := changepoint.LookupPrefix(pb.buf[:have], size, pb.params, pos)
-		if err != nil || need == 0 {
-			return rec, err
-		}
-		if need <= have {
-			return rec, corruptf("pack block parser asked for %d bytes, holding %d", need, have)
-		}
-		if _, err := pb.upTo(need); err != nil {
-			return rec, err
-		}
-		have = min(int(pb.done.Load()), size)
-	}
-	pb.once.Do(func() {
-		blk, err := changepoint.Decode(pb.buf, pb.params)
-		if err != nil {
-			pb.err = corruptf("%v", err)
-			return
-		}
-		pb.full.Store(blk)
-	})
+	pb.pmu.Lock()
+	defer pb.pmu.Unlock()
 	if pb.err != nil {
 		return changepoint.Record{}, pb.err
 	}
-	return pb.full.Load().Lookup(pos)
+	size := len(pb.buf)
+	for {
+		have := min(int(pb.done.Load()), size)
+		rec, need, err := pb.part.Lookup(pb.buf[:have], pos)
+		if err == nil && need == 0 {
+			return rec, nil
+		}
+		if err == nil && need <= have {
+			err = corruptf("pack block parser asked for %d bytes, holding %d", need, have)
+		}
+		if err == nil {
+			_, err = pb.upTo(need)
+		}
+		if err != nil {
+			// The index may be part-way through extending itself.
+			pb.err = err
+			return changepoint.Record{}, err
+		}
+	}
 }
 
-// packValue maps a record's rank to the stored value. Decode has checked
-// every rank of the block against the table, and LookupPrefix those of the
-// record it returns, so this cannot fail.
+// packValue maps a record's rank to the stored value. changepoint.Partial
+// has checked every rank of the record it returns against the table, so
+// this cannot fail.
 func packValue(f *frame, rank uint16) uint16 { return f.ranks[rank] }
 
 // packVisitHook, set only by tests, sees the record shape of every pack

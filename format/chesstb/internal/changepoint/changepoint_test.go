@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
@@ -304,6 +305,62 @@ func FuzzDecode(f *testing.F) {
 				r.Segment(s)
 			}
 			r.DrawFlip()
+		}
+	})
+}
+
+// FuzzPartial feeds arbitrary payloads to Partial, in growing prefixes as it
+// asks: it must refuse them or answer without panicking, with ranks inside
+// the table, and where Decode accepts the payload, with Decode's records.
+func FuzzPartial(f *testing.F) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, layers := range []int{DTCLayers, DTM50Layers} {
+		cells := make([][]uint16, 40)
+		for i := range cells {
+			cells[i] = randomCell(rng, layers, i%5, i%3 == 0, 20)
+		}
+		f.Add(encode(cells, layers, 1), uint8(layers), uint8(1), uint16(40), uint16(7))
+		f.Add(encode(cells, layers, 2), uint8(layers), uint8(2), uint16(40), uint16(29))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte, layers, eb uint8, n, step uint16) {
+		p := Params{Layers: int(layers), EntryBytes: int(eb), Positions: int(n), Ranks: 20}
+		pa, err := NewPartial(p, len(payload))
+		if err != nil {
+			return
+		}
+		whole, _ := Decode(payload, p)
+		have := 0
+		for i := 0; i < p.Positions; i++ {
+			pos := (i * (int(step) | 1)) % p.Positions
+			var r Record
+			for {
+				var need int
+				r, need, err = pa.Lookup(payload[:have], pos)
+				if err != nil {
+					if whole != nil {
+						t.Fatalf("position %d: %v on a payload Decode accepts", pos, err)
+					}
+					return
+				}
+				if need == 0 {
+					break
+				}
+				if need <= have || need > len(payload) {
+					t.Fatalf("position %d: asked for %d bytes holding %d of %d", pos, need, have, len(payload))
+				}
+				have = need
+			}
+			for h := 0; h < p.Layers; h++ {
+				if rank, draw := r.At(h); !draw && int(rank) >= p.Ranks {
+					t.Fatalf("rank %d outside table", rank)
+				}
+			}
+			if whole != nil {
+				want, _ := whole.Lookup(pos)
+				if r.State != want.State || r.DrawEnd != want.DrawEnd || !bytes.Equal(r.entry, want.entry) {
+					t.Fatalf("position %d: partial lookup differs from Decode", pos)
+				}
+			}
 		}
 	})
 }

@@ -2,6 +2,7 @@ package changepoint
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,7 @@ func TestDecodeReferenceFiles(t *testing.T) {
 					t.Fatalf("%s: counts %d+%d+%d+%d != %d", path, cn, s, d, m, bi.Positions)
 				}
 				checkPrefixLookups(t, payload, b)
+				checkPartialLookups(t, payload, b, i)
 				total[0] += cn
 				total[1] += s
 				total[2] += d
@@ -120,6 +122,44 @@ func checkPrefixLookups(t *testing.T, payload []byte, b *Block) {
 			if need == 0 {
 				if got.State != want.State || got.DrawEnd != want.DrawEnd || !bytes.Equal(got.entry, want.entry) {
 					t.Fatalf("position %d: prefix lookup found %v %v %x, the whole block %v %v %x",
+						pos, got.State, got.DrawEnd, got.entry, want.State, want.DrawEnd, want.entry)
+				}
+				break
+			}
+			if need <= have || need > len(payload) {
+				t.Fatalf("position %d: asked for %d bytes holding %d of %d", pos, need, have, len(payload))
+			}
+			have = need
+		}
+	}
+}
+
+// checkPartialLookups is the same property for one Partial serving a
+// sample of positions in a shuffled order, each lookup given the bytes the
+// lookups so far have asked for, so later lookups reuse the counts and
+// walked records of earlier ones.
+func checkPartialLookups(t *testing.T, payload []byte, b *Block, seed uint64) {
+	t.Helper()
+	pa, err := NewPartial(b.p, len(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	have := 0
+	for range 96 {
+		pos := rng.IntN(b.Positions())
+		want, err := b.Lookup(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			got, need, err := pa.Lookup(payload[:have], pos)
+			if err != nil {
+				t.Fatalf("position %d with %d bytes: %v", pos, have, err)
+			}
+			if need == 0 {
+				if got.State != want.State || got.DrawEnd != want.DrawEnd || !bytes.Equal(got.entry, want.entry) {
+					t.Fatalf("position %d: partial lookup found %v %v %x, the whole block %v %v %x",
 						pos, got.State, got.DrawEnd, got.entry, want.State, want.DrawEnd, want.entry)
 				}
 				break
