@@ -73,11 +73,17 @@ type layout struct {
 	// counts are at most their complement's are used.
 	base   [5 * 5 * 9]uint64
 	splits []split // in outer order, empty splits left out
+	// reds[i] is the pattern of red opponent pieces (bit j: the j-th
+	// opponent square in increasing order) of inner number i.
+	reds []uint8
 }
 
 func newLayout(m Material) layout {
 	l := layout{k: m.OB + m.OR, or: m.OR}
 	l.block = binom[l.k][m.OR]
+	for i := uint64(0); i < l.block; i++ {
+		l.reds = append(l.reds, uint8(colexUnrank(i, m.OR, l.k)))
+	}
 	var next uint64
 	for a := 0; a <= m.PB; a++ {
 		for b := 0; b <= m.PR; b++ {
@@ -315,14 +321,25 @@ func halfUnrank(r uint64, na, nb, nc int) (a, b, c uint32) {
 // orientation is the mirror image (FORMAT.md §4.2: the half with the
 // lexicographically smaller counts, then the smaller half rank, goes left;
 // a symmetric observation is never mirrored).
-func (l *layout) orient(a, b, u uint64) (outer uint64, mirrored bool) {
-	al, bl, ul := leftHalf(a), leftHalf(b), leftHalf(u)
-	ar, br, ur := rightHalf(a), rightHalf(b), rightHalf(u)
+// r, when not nil, caches the half ranks.
+func (l *layout) orient(a, b, u uint64, r *Ranker) (outer uint64, mirrored bool) {
+	return l.orientHalves(leftHalf(a), leftHalf(b), leftHalf(u), rightHalf(a), rightHalf(b), rightHalf(u), r)
+}
+
+// orientHalves is orient given the half patterns: al, bl, ul of columns
+// A..C and ar, br, ur of columns D..F mirrored onto A..C.
+func (l *layout) orientHalves(al, bl, ul, ar, br, ur uint32, r *Ranker) (outer uint64, mirrored bool) {
 	nal, nbl, nul := bits.OnesCount32(al), bits.OnesCount32(bl), bits.OnesCount32(ul)
 	nar, nbr, nur := bits.OnesCount32(ar), bits.OnesCount32(br), bits.OnesCount32(ur)
 	cmp := compare3(nal, nbl, nul, nar, nbr, nur)
-	rl := halfRank(al, bl, ul, nal, nbl, nul)
-	rr := halfRank(ar, br, ur, nar, nbr, nur)
+	var rl, rr uint64
+	if r != nil {
+		rl = r.halfRank(al, bl, ul, nal, nbl, nul)
+		rr = r.halfRank(ar, br, ur, nar, nbr, nur)
+	} else {
+		rl = halfRank(al, bl, ul, nal, nbl, nul)
+		rr = halfRank(ar, br, ur, nar, nbr, nur)
+	}
 	if cmp > 0 || cmp == 0 && rl > rr {
 		mirrored = true
 		rl, rr = rr, rl
@@ -377,14 +394,8 @@ func Rank(p Position) (Material, uint64, error) {
 	if err != nil {
 		return m, 0, err
 	}
-	l := &layouts[m.ID()]
-	u := p.OppBlue | p.OppRed
-	outer, mirrored := l.orient(p.OwnBlue, p.OwnRed, u)
-	red := p.OppRed
-	if mirrored {
-		u, red = mirror(u), mirror(red)
-	}
-	return m, outer*l.block + redRank(u, red), nil
+	idx, _ := layouts[m.ID()].index(p, nil)
+	return m, idx, nil
 }
 
 // Canonical returns the representative of p's mirror class that its table
@@ -395,7 +406,7 @@ func Canonical(p Position) (Position, error) {
 	if err != nil {
 		return p, err
 	}
-	if _, mirrored := layouts[m.ID()].orient(p.OwnBlue, p.OwnRed, p.OppBlue|p.OppRed); mirrored {
+	if _, mirrored := layouts[m.ID()].orient(p.OwnBlue, p.OwnRed, p.OppBlue|p.OppRed, nil); mirrored {
 		return p.Mirror(), nil
 	}
 	return p, nil
@@ -415,13 +426,14 @@ func Unrank(m Material, idx uint64) (Position, error) {
 	if idx >= l.entries {
 		return Position{}, fmt.Errorf("%w: %d >= %d entries of %v", ErrIndexRange, idx, l.entries, m)
 	}
-	a, b, u := l.unrankOuter(m, idx/l.block)
-	red := pdep64(uint64(colexUnrank(idx%l.block, l.or, l.k)), u)
+	a, b, u := l.unrankOuter(m, idx/l.block, nil)
+	red := pdep64(uint64(l.reds[idx%l.block]), u)
 	return Position{OwnBlue: a, OwnRed: b, OppBlue: u &^ red, OppRed: red}, nil
 }
 
 // unrankOuter returns the canonical observation numbered outer.
-func (l *layout) unrankOuter(m Material, outer uint64) (a, b, u uint64) {
+// r, when not nil, caches the half boards.
+func (l *layout) unrankOuter(m Material, outer uint64, r *Ranker) (a, b, u uint64) {
 	// Binary search for the last split whose base is <= outer.
 	lo, hi := 0, len(l.splits)-1
 	for lo < hi {
@@ -441,8 +453,14 @@ func (l *layout) unrankOuter(m Material, outer uint64) (a, b, u uint64) {
 	} else {
 		rl, rr = within/s.wr, within%s.wr
 	}
-	al, bl, ul := halfUnrank(rl, s.a, s.b, s.c)
-	ar, br, ur := halfUnrank(rr, m.PB-s.a, m.PR-s.b, l.k-s.c)
+	var al, bl, ul, ar, br, ur uint32
+	if r != nil {
+		al, bl, ul = r.halfUnrank(rl, s.a, s.b, s.c)
+		ar, br, ur = r.halfUnrank(rr, m.PB-s.a, m.PR-s.b, l.k-s.c)
+	} else {
+		al, bl, ul = halfUnrank(rl, s.a, s.b, s.c)
+		ar, br, ur = halfUnrank(rr, m.PB-s.a, m.PR-s.b, l.k-s.c)
+	}
 	return fromLeft(al) | fromRight(ar), fromLeft(bl) | fromRight(br), fromLeft(ul) | fromRight(ur)
 }
 
@@ -532,7 +550,7 @@ func observationRun(o Observation) (m Material, first uint64, n int, colouring f
 		return m, 0, 0, nil, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
 	l := &layouts[m.ID()]
-	outer, mirrored := l.orient(o.OwnBlue, o.OwnRed, o.Opp)
+	outer, mirrored := l.orient(o.OwnBlue, o.OwnRed, o.Opp, nil)
 	u := o.Opp
 	if mirrored {
 		u = mirror(u)
