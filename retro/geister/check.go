@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 
 	model "github.com/tbfs/tbfs/format/geister"
 )
@@ -34,27 +33,26 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 	if !ok {
 		return fmt.Errorf("%w: %v", ErrMissingTable, m.Swap())
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	s := &solver{tabs: tabs, workers: workers}
+	s := newSolver(tabs, workers)
 	to = min(to, uint64(len(vals)))
 	if from >= to {
 		return nil
 	}
-	return s.parallel(ctx, to-from, func(_ int, lo, hi uint64) error {
+	return s.parallel(ctx, to-from, func(w int, lo, hi uint64) error {
 		lo, hi = lo+from, hi+from
+		rk := &s.rankers[w]
+		cur := newCursor(rk, m)
 		var mv [32]model.Move
 		var ts [32]uint8
 		for i := lo; i < hi; i++ {
-			p, err := model.Unrank(m, i)
+			p, err := cur.at(i)
 			if err != nil {
 				return err
 			}
 			v := vals[i]
 			if symmetricObservation(p) {
 				if q := p.Mirror(); q != p {
-					_, j, err := model.Rank(q)
+					_, j, _, err := rk.Rank(q)
 					if err != nil {
 						return err
 					}
@@ -71,20 +69,16 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 			}
 			moves := p.Moves(mv[:0])
 			lastBlue := false
+			f := turn(p)
 			for j, mo := range moves {
-				c := p.Play(mo)
 				lastBlue = lastBlue || p.CapturesLastBlue(mo)
 				if mo.Capture != model.Empty {
-					if ts[j], err = s.captureValue(c); err != nil {
+					if ts[j], err = s.captureValue(rk, p.Play(mo)); err != nil {
 						return err
 					}
 					continue
 				}
-				_, idx, err := model.Rank(c)
-				if err != nil {
-					return err
-				}
-				ts[j] = twin[idx]
+				ts[j] = twin[f.child(rk, mo, p.OwnRed&mo.From.Bit() != 0)]
 			}
 			if want := model.Backup(ts[:len(moves)], lastBlue); want != v {
 				return fmt.Errorf("%w: %v entry %d (%v) holds %d, its children give %d", ErrInconsistent, m, i, p, v, want)

@@ -2,6 +2,7 @@ package geister
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -126,6 +127,7 @@ type solver struct {
 	cand    [2][]uint64 // entries won in the layer being decided
 	tabs    *Tables
 	workers int
+	rankers []model.Ranker // one per worker
 	start   time.Time
 	report  func(Progress)
 	decided atomic.Uint64
@@ -150,10 +152,8 @@ func Solve(ctx context.Context, tabs *Tables, m model.Material, opts Options) er
 			return fmt.Errorf("%w: %v (captured into from %v)", ErrMissingTable, d, m)
 		}
 	}
-	s := &solver{tabs: tabs, workers: opts.Workers, start: time.Now(), report: opts.Progress}
-	if s.workers <= 0 {
-		s.workers = runtime.GOMAXPROCS(0)
-	}
+	s := newSolver(tabs, opts.Workers)
+	s.start, s.report = time.Now(), opts.Progress
 	s.mats[0], s.n = m, 1
 	if sw := m.Swap(); sw != m {
 		s.mats[1], s.n = sw, 2
@@ -174,6 +174,43 @@ func Solve(ctx context.Context, tabs *Tables, m model.Material, opts Options) er
 		}
 	}
 	return nil
+}
+
+// newSolver returns a solver reading captured-into tables from tabs and
+// running on workers goroutines (0 means GOMAXPROCS).
+func newSolver(tabs *Tables, workers int) *solver {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &solver{tabs: tabs, workers: workers, rankers: make([]model.Ranker, workers)}
+}
+
+// cursor walks a material's table in index order, unranking each
+// observation once for all its colourings (its BlockSize entries).
+type cursor struct {
+	rk    *model.Ranker
+	m     model.Material
+	bs    uint64
+	outer uint64
+	blk   []model.Position
+}
+
+func newCursor(rk *model.Ranker, m model.Material) *cursor {
+	return &cursor{rk: rk, m: m, bs: m.BlockSize(), outer: ^uint64(0)}
+}
+
+// at returns the canonical position of entry i, as model.Unrank does.
+func (c *cursor) at(i uint64) (model.Position, error) {
+	o := i / c.bs
+	if o != c.outer {
+		var err error
+		if c.blk, err = c.rk.UnrankBlock(c.m, o, c.blk[:0]); err != nil {
+			c.outer = ^uint64(0)
+			return model.Position{}, err
+		}
+		c.outer = o
+	}
+	return c.blk[i-o*c.bs], nil
 }
 
 // total is the number of entries being solved.
@@ -263,7 +300,7 @@ func (s *solver) parallel(ctx context.Context, n uint64, fn func(w int, lo, hi u
 // captureValue returns the value of c, the position after a capture, from
 // c's side to move: by the rules when a side has run out of a colour, else
 // from the finished table of c's material.
-func (s *solver) captureValue(c model.Position) (uint8, error) {
+func (s *solver) captureValue(rk *model.Ranker, c model.Position) (uint8, error) {
 	m := c.Material()
 	if !m.Valid() {
 		v, ok := c.Terminal()
@@ -276,7 +313,7 @@ func (s *solver) captureValue(c model.Position) (uint8, error) {
 	if !ok {
 		return 0, fmt.Errorf("%w: %v", ErrMissingTable, m)
 	}
-	_, idx, err := model.Rank(c)
+	_, idx, _, err := rk.Rank(c)
 	if err != nil {
 		return 0, err
 	}
@@ -309,13 +346,15 @@ func (s *solver) run(ctx context.Context) error {
 	for k := 0; k < s.n; k++ {
 		m := s.mats[k]
 		val, aux, cnt := s.val[k], s.aux[k], s.cnt[k]
-		err := s.parallel(ctx, uint64(len(val)), func(_ int, lo, hi uint64) error {
+		err := s.parallel(ctx, uint64(len(val)), func(w int, lo, hi uint64) error {
+			rk := &s.rankers[w]
+			cur := newCursor(rk, m)
 			var mv [32]model.Move
 			var caps [32]uint8
 			hiVal, hiCap := 0, 0
 			decided := uint64(0)
 			for i := lo; i < hi; i++ {
-				p, err := model.Unrank(m, i)
+				p, err := cur.at(i)
 				if err != nil {
 					return err
 				}
@@ -336,7 +375,7 @@ func (s *solver) run(ctx context.Context) error {
 						lastBlue = true
 						break
 					}
-					t, err := s.captureValue(p.Play(mo))
+					t, err := s.captureValue(rk, p.Play(mo))
 					if err != nil {
 						return err
 					}
@@ -404,8 +443,8 @@ func (s *solver) run(ctx context.Context) error {
 		// put in aux. Either way the parent is marked, and written only in
 		// phase 2, after every read.
 		for k := 0; k < s.n; k++ {
-			err := s.parallel(ctx, uint64(len(s.val[k])), func(_ int, lo, hi uint64) error {
-				return s.expand(k, lo, hi, d)
+			err := s.parallel(ctx, uint64(len(s.val[k])), func(w int, lo, hi uint64) error {
+				return s.expand(&s.rankers[w], k, lo, hi, d)
 			})
 			if err != nil {
 				return err
@@ -434,7 +473,7 @@ func (s *solver) run(ctx context.Context) error {
 // visits every parent move into them, in the orientation the parent's entry
 // stores, so that each move of an entry's own move list (computed from
 // Unrank) is visited exactly once, as its counter expects.
-func (s *solver) expand(k int, lo, hi uint64, d int) error {
+func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 	v := uint8(d - 1)
 	val := s.val[k]
 	pk := s.other(k)
@@ -443,7 +482,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int) error {
 	// Only mirror-fixed materials have observations that are their own
 	// mirror image.
 	fixed := [2]bool{s.mats[0].MirrorFixed(), s.mats[1].MirrorFixed()}
-	var buf [128]model.Position
+	var buf [64]step
 	visit := func(idx uint64) {
 		if pval[idx] != 0 {
 			return
@@ -465,15 +504,24 @@ func (s *solver) expand(k int, lo, hi uint64, d int) error {
 			}
 		}
 	}
+	cur := newCursor(rk, s.mats[k])
+	// rep has v in every byte, to skip eight entries at a time when none
+	// of them holds v.
+	rep := uint64(v) * 0x0101010101010101
 	for i := lo; i < hi; i++ {
+		if i+8 <= hi {
+			if x := binary.LittleEndian.Uint64(val[i:]) ^ rep; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+				i += 7
+				continue
+			}
+		}
 		if val[i] != v {
 			continue
 		}
-		x, err := model.Unrank(s.mats[k], i)
+		x, err := cur.at(i)
 		if err != nil {
 			return err
 		}
-		nOwn := bits.OnesCount64(x.OwnBlue | x.OwnRed)
 		// The entry stands for x and its mirror image unless the observed
 		// board is its own mirror image. In the first case the parents of
 		// the mirror image are the mirror images of x's parents, so x's
@@ -482,14 +530,10 @@ func (s *solver) expand(k int, lo, hi uint64, d int) error {
 		// parent on a symmetric board has an entry of its own and so does
 		// its image.
 		both := !fixed[k] || !symmetricObservation(x)
-		for _, q := range x.Unmoves(buf[:0]) {
-			if bits.OnesCount64(q.OppBlue|q.OppRed) != nOwn {
-				continue // a capture: the parent is in a larger material
-			}
-			_, idx, mirrored, err := model.RankOriented(q)
-			if err != nil {
-				return err
-			}
+		// Parents by a capture are in a larger material.
+		f := turn(x)
+		for _, st := range f.parentSteps(buf[:0]) {
+			q, idx, mirrored := f.parent(rk, st.to, st.from)
 			if !both {
 				if !mirrored {
 					visit(idx)
@@ -498,7 +542,7 @@ func (s *solver) expand(k int, lo, hi uint64, d int) error {
 			}
 			visit(idx)
 			if fixed[pk] && symmetricObservation(q) {
-				_, j, err := model.Rank(q.Mirror())
+				_, j, _, err := rk.Rank(q.Mirror())
 				if err != nil {
 					return err
 				}
@@ -526,6 +570,7 @@ func (s *solver) decideLayer(k int, lo, hi uint64, d int) int {
 	var decided uint64
 	odd := d%2 == 1
 	top := 0
+	rep := uint64(uint8(d)) * 0x0101010101010101
 	for w := lo / 64; w < (hi+63)/64; w++ {
 		word := cand[w]
 		cand[w] = 0
@@ -538,9 +583,17 @@ func (s *solver) decideLayer(k int, lo, hi uint64, d int) int {
 			}
 			continue
 		}
-		for i := w * 64; i < min(w*64+64, hi); i++ {
-			if aux[i] == uint8(d) && cnt[i/4]>>(8*(i%4))&0xff >= noLoss {
-				word |= 1 << (i & 63)
+		for g := w * 64; g < min(w*64+64, hi); g += 8 {
+			// Most groups of eight hold no aux of d: skip them at once.
+			if g+8 <= hi {
+				if x := binary.LittleEndian.Uint64(aux[g:]) ^ rep; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+					continue
+				}
+			}
+			for i := g; i < min(g+8, hi); i++ {
+				if aux[i] == uint8(d) && cnt[i/4]>>(8*(i%4))&0xff >= noLoss {
+					word |= 1 << (i & 63)
+				}
 			}
 		}
 		for ; word != 0; word &= word - 1 {
