@@ -12,9 +12,13 @@
 //     finds the mates by the rules, takes the values of captures and
 //     promotions from sub-materials, and runs the propagation to a fixpoint:
 //     the result is the exact distance to mate of every position, draws
-//     included. Materials of up to five men are indexed; materials with
-//     pawns on both sides are refused (ErrUnsupported), because en passant
-//     would need positions the index does not hold.
+//     included. Materials of up to five men are indexed (more are refused
+//     with ErrUnsupported). With pawns on both sides, the positions in
+//     which the side to move may capture en passant are not index entries
+//     (nor are they in the chesstb tables); they are solved with the rest
+//     as nodes of a small side table, so that a double push that allows an
+//     en-passant reply is valued by the position it really reaches, and
+//     the table answers them too.
 //   - ProveMate decides "the side to move mates in at most n moves" (or "is
 //     mated in at most n whatever it plays") by an exhaustive AND/OR search
 //     without pruning or evaluation, optionally under the 50-move rule.

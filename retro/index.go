@@ -45,9 +45,6 @@ var triangleIndex = func() (t [64]int8) {
 
 func newIndexer(m material) (*indexer, error) {
 	ix := &indexer{mat: m, pawns: m.hasPawns(), n: m.men()}
-	if len(m.side[0]) > 0 && len(m.side[1]) > 0 && m.side[0][len(m.side[0])-1] == chess.Pawn && m.side[1][len(m.side[1])-1] == chess.Pawn {
-		return nil, fmt.Errorf("%w: %v has pawns on both sides (en passant is not indexed)", ErrUnsupported, m)
-	}
 	if ix.n > 5 {
 		return nil, fmt.Errorf("%w: %v has %d men; at most 5 fit the index", ErrUnsupported, m, ix.n)
 	}
@@ -233,4 +230,87 @@ func (ix *indexer) decode(idx int64, board *[64]chess.Piece) (chess.Color, bool)
 		board[sq[i]] = ix.pieces[i]
 	}
 	return side, true
+}
+
+// An en-passant position (one whose side to move may capture en passant) is
+// not an index entry: its board has the same index as the position without
+// the right, whose moves are a subset of its own. Solvers keep such
+// positions apart, keyed by epKey: the board's canonical index times eight
+// plus the file of the en-passant square in the same orientation. With
+// pawns the canonical orientation is unique (no diagonal ties), so the key
+// is a function of the position.
+
+// bothPawns reports whether the material has pawns of both colours, the
+// only case in which en passant can arise.
+func (ix *indexer) bothPawns() bool {
+	return ix.counts[chess.White][chess.Pawn] > 0 && ix.counts[chess.Black][chess.Pawn] > 0
+}
+
+// epKey returns the key of p, which must carry an en-passant square, or
+// false when p's board is not of this material in this orientation.
+func (ix *indexer) epKey(p *chess.Position) (int64, bool) {
+	var sq [6]chess.Square
+	if !ix.pawns || p.EnPassant() == chess.NoSquare || !ix.squares(p, &sq) {
+		return 0, false
+	}
+	var t uint8
+	if sq[0].File() > 3 {
+		t = 1
+	}
+	return ix.encode(p.SideToMove(), &sq, t)<<3 | int64(transform(p.EnPassant(), t).File()), true
+}
+
+// epSquare returns the en-passant square on file f for side to move.
+func epSquare(side chess.Color, f int) chess.Square {
+	if side == chess.White {
+		return chess.MakeSquare(f, 5)
+	}
+	return chess.MakeSquare(f, 2)
+}
+
+// decodeEP returns the position with en-passant key k, or an error when k
+// is not the key of a valid en-passant position.
+func (ix *indexer) decodeEP(k int64) (chess.Position, error) {
+	var board [64]chess.Piece
+	side, ok := ix.decode(k>>3, &board)
+	if !ok {
+		return chess.Position{}, fmt.Errorf("index %d does not decode", k>>3)
+	}
+	ep := epSquare(side, int(k&7))
+	p, err := chess.FromBoard(board, side, 0, ep, 0, 1)
+	if err != nil {
+		return chess.Position{}, err
+	}
+	if p.EnPassant() != ep {
+		return chess.Position{}, fmt.Errorf("%s: no legal capture on %v", p.FEN(), ep)
+	}
+	return p, nil
+}
+
+// epFiles returns, as a bit set of files, the en-passant squares the
+// board of p (a position without the right) could carry: a pawn of the
+// side not to move on its fourth rank with the two squares behind it empty
+// and a pawn of the side to move beside it. Whether a capture is legal is
+// left to chess.FromBoard.
+func epFiles(p *chess.Position) uint8 {
+	side := p.SideToMove()
+	them := side.Other()
+	rank, back := 3, chess.Square(-8) // White pushed: from rank 2 to 4
+	if them == chess.Black {
+		rank, back = 4, 8
+	}
+	occ := p.Occupied()
+	mine := p.Pieces(side, chess.Pawn)
+	var files uint8
+	for b := p.Pieces(them, chess.Pawn); b != 0; {
+		sq := b.PopLSB()
+		if sq.Rank() != rank || occ.Has(sq+back) || occ.Has(sq+2*back) {
+			continue
+		}
+		f := sq.File()
+		if (f > 0 && mine.Has(sq-1)) || (f < 7 && mine.Has(sq+1)) {
+			files |= 1 << f
+		}
+	}
+	return files
 }

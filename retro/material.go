@@ -13,8 +13,7 @@ import (
 var ErrMaterial = errors.New("retro: bad material")
 
 // ErrUnsupported is wrapped when a material is well formed but outside what
-// SolveMaterial handles (for example pawns on both sides, where en passant
-// would need positions outside the index).
+// SolveMaterial handles: more men than the index holds.
 var ErrUnsupported = errors.New("retro: unsupported material")
 
 // pieceOrder is the order pieces are written in a material name and laid

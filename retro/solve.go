@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,7 +72,16 @@ const (
 // the sub-materials (from opts.Sub, or solved recursively), the values are
 // propagated backwards by distance until nothing changes, and every position
 // left undecided is a draw. Memory is two bytes per index plus one while
-// solving; for four men without pawns the index has 5.2M entries.
+// solving; for four men without pawns the index has 5.2M entries, with
+// pawns 16.8M.
+//
+// With pawns on both sides, a double push can give the opponent an
+// en-passant capture. Such positions are not index entries (nor are they in
+// the chesstb tables); they are solved alongside the indexed ones as nodes
+// of their own, kept in a sorted side table (eleven bytes each while
+// solving), so that a position whose move allows an en-passant reply gets
+// the value of the position the move really reaches. The resulting Table
+// answers en-passant positions too.
 func SolveMaterial(ctx context.Context, material string, opts Options) (*Table, error) {
 	m, err := parseMaterial(material)
 	if err != nil {
@@ -181,35 +192,45 @@ func (s *solver) solve(ctx context.Context, m material) (*Table, error) {
 		}
 	}
 	st := &solveState{s: s, ix: ix, start: time.Now(),
-		dtm: make([]uint16, ix.size), cnt: make([]uint8, ix.size)}
+		dtm: make([]uint16, ix.size), cnt: make([]uint8, ix.size), ep: ix.bothPawns()}
 	if err := st.enumerate(ctx); err != nil {
 		return nil, err
 	}
 	if err := st.propagate(ctx); err != nil {
 		return nil, err
 	}
-	for i, v := range st.dtm {
-		if v != notPos && v&floorFlag != 0 {
-			st.dtm[i] = undecided
+	for _, a := range [][]uint16{st.dtm, st.epDTM} {
+		for i, v := range a {
+			if v != notPos && v&floorFlag != 0 {
+				a[i] = undecided
+			}
 		}
 	}
-	t := &Table{ix: ix, dtm: st.dtm}
+	t := &Table{ix: ix, dtm: st.dtm, epKeys: st.epKeys, epDTM: st.epDTM}
 	s.tables[m.String()] = t
 	s.solved = append(s.solved, t)
 	return t, nil
 }
 
+// solveState is one material's solve. Its nodes are numbered: an index i
+// of the material is node i, and the en-passant position epKeys[j] is node
+// ix.size+j. dtm and cnt hold the indexed nodes' working values and
+// undecided-child counts, epDTM and epCnt the en-passant nodes'.
 type solveState struct {
-	s     *solver
-	ix    *indexer
-	dtm   []uint16
-	cnt   []uint8
-	start time.Time
-	last  time.Time
-	done  int64
-	total int64
-	legal int64
-	maxD  int // largest plies stored so far
+	s      *solver
+	ix     *indexer
+	dtm    []uint16
+	cnt    []uint8
+	ep     bool    // the material has pawns on both sides
+	epKeys []int64 // sorted epKey of every valid en-passant position
+	epDTM  []uint16
+	epCnt  []uint8
+	start  time.Time
+	last   time.Time
+	done   int64
+	total  int64
+	legal  int64
+	maxD   int // largest plies stored so far
 }
 
 func (st *solveState) report(phase string, plies int, force bool) {
@@ -262,13 +283,17 @@ func (st *solveState) parallel(lo, hi int64, f func(w int, lo, hi int64) error) 
 // enumerate visits every index once: it marks the indices that are not
 // legal positions, records checkmates as Loss(0), takes the values of
 // captures and promotions from the sub-materials, and counts each
-// position's distinct children inside the material.
+// position's distinct children inside the material. With pawns on both
+// sides it also lists the en-passant positions (each legal board with each
+// en-passant square a capture can use) and then gives them the same
+// treatment.
 func (st *solveState) enumerate(ctx context.Context) error {
 	ix := st.ix
 	st.total = 2 * ix.size
 	type scratch struct {
 		moves    []chess.Move
 		children []int64
+		keys     []int64
 		legal    int64
 	}
 	ws := make([]scratch, st.s.opts.Workers)
@@ -279,6 +304,7 @@ func (st *solveState) enumerate(ctx context.Context) error {
 		hi := min(ix.size, lo+chunk)
 		err := st.parallel(lo, hi, func(w int, a, b int64) error {
 			sc := &ws[w]
+			sc.keys = sc.keys[:0]
 			var board [64]chess.Piece
 			for i := a; i < b; i++ {
 				side, ok := ix.decode(i, &board)
@@ -295,6 +321,61 @@ func (st *solveState) enumerate(ctx context.Context) error {
 				if err := st.initPosition(ctx, i, &p, &sc.moves, &sc.children); err != nil {
 					return err
 				}
+				if st.ep {
+					for files := epFiles(&p); files != 0; files &= files - 1 {
+						f := bits.TrailingZeros8(files)
+						ep := epSquare(side, f)
+						if q, err := chess.FromBoard(board, side, 0, ep, 0, 1); err == nil && q.EnPassant() == ep {
+							sc.keys = append(sc.keys, i<<3|int64(f))
+						}
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Workers cover ascending ranges, so their keys in worker order
+		// keep epKeys sorted.
+		for w := range ws {
+			st.epKeys = append(st.epKeys, ws[w].keys...)
+		}
+		st.done += hi - lo
+		st.report("enumerate", 0, false)
+	}
+	st.legal = 0
+	for _, sc := range ws {
+		st.legal += sc.legal
+	}
+	if err := st.enumerateEP(ctx, func(w int) (*[]chess.Move, *[]int64) { return &ws[w].moves, &ws[w].children }); err != nil {
+		return err
+	}
+	st.legal += int64(len(st.epKeys))
+	st.total = ix.size + int64(len(st.epKeys)) + st.legal
+	st.report("enumerate", 0, true)
+	return nil
+}
+
+// enumerateEP initialises the en-passant nodes listed by enumerate.
+func (st *solveState) enumerateEP(ctx context.Context, scratch func(w int) (*[]chess.Move, *[]int64)) error {
+	n := int64(len(st.epKeys))
+	st.epDTM, st.epCnt = make([]uint16, n), make([]uint8, n)
+	for lo := int64(0); lo < n; lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(n, lo+chunk)
+		err := st.parallel(lo, hi, func(w int, a, b int64) error {
+			moves, children := scratch(w)
+			for j := a; j < b; j++ {
+				p, err := st.ix.decodeEP(st.epKeys[j])
+				if err != nil {
+					return fmt.Errorf("retro: solving %v: en-passant key %d: %w (internal error)", st.ix.mat, st.epKeys[j], err)
+				}
+				if err := st.initPosition(ctx, st.ix.size+j, &p, moves, children); err != nil {
+					return err
+				}
 			}
 			return nil
 		})
@@ -304,22 +385,44 @@ func (st *solveState) enumerate(ctx context.Context) error {
 		st.done += hi - lo
 		st.report("enumerate", 0, false)
 	}
-	st.legal = 0
-	for _, sc := range ws {
-		st.legal += sc.legal
-	}
-	st.total = ix.size + st.legal
-	st.report("enumerate", 0, true)
 	return nil
 }
 
-func (st *solveState) initPosition(ctx context.Context, i int64, p *chess.Position, moves *[]chess.Move, children *[]int64) error {
+// slot returns the working value and child count of a node.
+func (st *solveState) slot(node int64) (*uint16, *uint8) {
+	if node < st.ix.size {
+		return &st.dtm[node], &st.cnt[node]
+	}
+	return &st.epDTM[node-st.ix.size], &st.epCnt[node-st.ix.size]
+}
+
+// node returns the node of a position of the material, en-passant square
+// included, or false when it has none.
+func (st *solveState) node(p *chess.Position) (int64, bool) {
+	if p.EnPassant() == chess.NoSquare {
+		return st.ix.index(p)
+	}
+	k, ok := st.ix.epKey(p)
+	if !ok {
+		return 0, false
+	}
+	j, found := slices.BinarySearch(st.epKeys, k)
+	return st.ix.size + int64(j), found
+}
+
+// initPosition sets node's starting value from p's moves: mates, captures
+// and promotions are decided here, and the distinct children inside the
+// material are counted. Children are told apart by their index, or for
+// en-passant positions by ix.size plus their key (distinct from every
+// index), which is all counting needs.
+func (st *solveState) initPosition(ctx context.Context, node int64, p *chess.Position, moves *[]chess.Move, children *[]int64) error {
+	dtm, cnt := st.slot(node)
 	*moves = p.LegalMoves((*moves)[:0])
 	if len(*moves) == 0 {
 		if p.InCheck() {
-			st.dtm[i] = 1 // Loss(0)
+			*dtm = 1 // Loss(0)
 		} else {
-			st.cnt[i] = 1 // stalemate: a draw that never resolves
+			*cnt = 1 // stalemate: a draw that never resolves
 		}
 		return nil
 	}
@@ -346,7 +449,16 @@ func (st *solveState) initPosition(ctx context.Context, i int64, p *chess.Positi
 			}
 			continue
 		}
-		ci, ok := st.ix.index(&c)
+		var ci int64
+		ok := false
+		if c.EnPassant() != chess.NoSquare {
+			var k int64
+			if k, ok = st.ix.epKey(&c); ok {
+				ci = st.ix.size + k
+			}
+		} else {
+			ci, ok = st.ix.index(&c)
+		}
 		if !ok {
 			return fmt.Errorf("retro: solving %v: child %s after %s is outside the material (internal error)", st.ix.mat, c.FEN(), m.UCI())
 		}
@@ -365,7 +477,7 @@ func (st *solveState) initPosition(ctx context.Context, i int64, p *chess.Positi
 		if winBest+1 > maxCode {
 			return fmt.Errorf("retro: solving %v: distance %d overflows the table", st.ix.mat, winBest)
 		}
-		st.dtm[i] = uint16(winBest + 1)
+		*dtm = uint16(winBest + 1)
 		return nil
 	}
 	n := len(*children)
@@ -378,12 +490,12 @@ func (st *solveState) initPosition(ctx context.Context, i int64, p *chess.Positi
 	if lossFloor+1 > maxCode {
 		return fmt.Errorf("retro: solving %v: distance %d overflows the table", st.ix.mat, lossFloor)
 	}
-	st.cnt[i] = uint8(n)
+	*cnt = uint8(n)
 	switch {
 	case n == 0:
-		st.dtm[i] = uint16(lossFloor + 1) // every move converts into a lost sub-position
+		*dtm = uint16(lossFloor + 1) // every move converts into a lost sub-position
 	case lossFloor > 0:
-		st.dtm[i] = floorFlag | uint16(lossFloor)
+		*dtm = floorFlag | uint16(lossFloor)
 	}
 	return nil
 }
@@ -394,13 +506,18 @@ func (st *solveState) initPosition(ctx context.Context, i int64, p *chess.Positi
 // whose count reaches zero is Loss(max(d+1, its conversion floor)). Values
 // stored ahead of their turn (wins and losses through conversions) are
 // final once their distance comes up, because every shorter distance has
-// been expanded by then.
+// been expanded by then. En-passant nodes take part like the others: their
+// parents are the double push's origins (chess gives no other unmove of a
+// position with an en-passant square), and they are the parents that carry
+// an en-passant square among the unmoves of the indexed positions.
 func (st *solveState) propagate(ctx context.Context) error {
 	ix := st.ix
 	st.maxD = 0
-	for _, v := range st.dtm {
-		if v != notPos && v&floorFlag == 0 && v > 0 {
-			st.maxD = max(st.maxD, int(v)-1)
+	for _, a := range [][]uint16{st.dtm, st.epDTM} {
+		for _, v := range a {
+			if v != notPos && v&floorFlag == 0 && v > 0 {
+				st.maxD = max(st.maxD, int(v)-1)
+			}
 		}
 	}
 	type scratch struct {
@@ -410,6 +527,46 @@ func (st *solveState) propagate(ctx context.Context) error {
 		expanded int64
 	}
 	ws := make([]scratch, st.s.opts.Workers)
+	// expand appends the distinct parents of p (node's position) to sc.out.
+	expand := func(sc *scratch, p *chess.Position) error {
+		sc.unmoves = p.SameMaterialUnmoves(sc.unmoves[:0])
+		sc.parents = sc.parents[:0]
+		sc.expanded++
+		for _, u := range sc.unmoves {
+			if u.RestoredCastling() != 0 {
+				continue // such parents are outside the index
+			}
+			q := p.Unmake(u)
+			pi, ok := st.node(&q)
+			if !ok {
+				return fmt.Errorf("retro: solving %v: parent %s of %s is outside the material (internal error)", ix.mat, q.FEN(), p.FEN())
+			}
+			dup := false
+			for _, x := range sc.parents {
+				if x == pi {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				sc.parents = append(sc.parents, pi)
+			}
+		}
+		sc.out = append(sc.out, sc.parents...)
+		return nil
+	}
+	// flush applies the parents the workers found, in worker order.
+	flush := func(d int, win bool) {
+		for w := range ws {
+			for _, pi := range ws[w].out {
+				st.apply(pi, d, win)
+			}
+			ws[w].out = ws[w].out[:0]
+			st.done += ws[w].expanded
+			ws[w].expanded = 0
+		}
+	}
+	nEP := int64(len(st.epKeys))
 	for d := 0; d <= st.maxD; d++ {
 		target := uint16(d + 1)
 		win := d%2 == 1
@@ -420,7 +577,6 @@ func (st *solveState) propagate(ctx context.Context) error {
 			hi := min(ix.size, lo+chunk)
 			err := st.parallel(lo, hi, func(w int, a, b int64) error {
 				sc := &ws[w]
-				sc.out = sc.out[:0]
 				var board [64]chess.Piece
 				for i := a; i < b; i++ {
 					if st.dtm[i] != target {
@@ -434,54 +590,54 @@ func (st *solveState) propagate(ctx context.Context) error {
 					if err != nil {
 						return fmt.Errorf("retro: solving %v: index %d: %w (internal error)", ix.mat, i, err)
 					}
-					sc.unmoves = p.SameMaterialUnmoves(sc.unmoves[:0])
-					sc.parents = sc.parents[:0]
-					sc.expanded++
-					for _, u := range sc.unmoves {
-						if u.ParentEnPassant() != chess.NoSquare || u.RestoredCastling() != 0 {
-							continue // such parents are outside the index
-						}
-						q := p.Unmake(u)
-						pi, ok := ix.index(&q)
-						if !ok {
-							return fmt.Errorf("retro: solving %v: parent %s of %s is outside the material (internal error)", ix.mat, q.FEN(), p.FEN())
-						}
-						dup := false
-						for _, x := range sc.parents {
-							if x == pi {
-								dup = true
-								break
-							}
-						}
-						if !dup {
-							sc.parents = append(sc.parents, pi)
-						}
+					if err := expand(sc, &p); err != nil {
+						return err
 					}
-					sc.out = append(sc.out, sc.parents...)
 				}
 				return nil
 			})
 			if err != nil {
 				return err
 			}
-			for w := range ws {
-				for _, pi := range ws[w].out {
-					st.apply(pi, d, win)
-				}
-				st.done += ws[w].expanded
-				ws[w].expanded = 0
-			}
+			flush(d, win)
 			st.report("propagate", d, false)
+		}
+		for lo := int64(0); lo < nEP; lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hi := min(nEP, lo+chunk)
+			err := st.parallel(lo, hi, func(w int, a, b int64) error {
+				sc := &ws[w]
+				for j := a; j < b; j++ {
+					if st.epDTM[j] != target {
+						continue
+					}
+					p, err := ix.decodeEP(st.epKeys[j])
+					if err != nil {
+						return fmt.Errorf("retro: solving %v: en-passant key %d: %w (internal error)", ix.mat, st.epKeys[j], err)
+					}
+					if err := expand(sc, &p); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			flush(d, win)
 		}
 	}
 	st.report("propagate", st.maxD, true)
 	return nil
 }
 
-// apply records that parent pi has a child of value d plies (a win for the
-// child's mover when win is set).
+// apply records that parent node pi has a child of value d plies (a win for
+// the child's mover when win is set).
 func (st *solveState) apply(pi int64, d int, win bool) {
-	v := st.dtm[pi]
+	dtm, cnt := st.slot(pi)
+	v := *dtm
 	if v == notPos {
 		return
 	}
@@ -490,7 +646,7 @@ func (st *solveState) apply(pi int64, d int, win bool) {
 		// The child is Loss(d): the parent wins in d+1 unless it already
 		// wins sooner.
 		if !decided || int(v)-1 > d+1 {
-			st.dtm[pi] = uint16(d + 2)
+			*dtm = uint16(d + 2)
 			st.maxD = max(st.maxD, d+1)
 		}
 		return
@@ -498,21 +654,24 @@ func (st *solveState) apply(pi int64, d int, win bool) {
 	if decided {
 		return
 	}
-	st.cnt[pi]--
-	if st.cnt[pi] == 0 {
+	*cnt--
+	if *cnt == 0 {
 		l := d + 1
 		if v&floorFlag != 0 {
 			l = max(l, int(v&^floorFlag))
 		}
-		st.dtm[pi] = uint16(l + 1)
+		*dtm = uint16(l + 1)
 		st.maxD = max(st.maxD, l)
 	}
 }
 
-// Table holds the exact distance to mate of every position of one material.
+// Table holds the exact distance to mate of every position of one material,
+// en-passant positions included.
 type Table struct {
-	ix  *indexer
-	dtm []uint16
+	ix     *indexer
+	dtm    []uint16
+	epKeys []int64 // sorted epKey of each en-passant position
+	epDTM  []uint16
 }
 
 // Material returns the table's material name, White's side first ("KQK").
@@ -520,19 +679,22 @@ func (t *Table) Material() string { return t.ix.mat.String() }
 
 // Probe returns the value of pos for its side to move: Win(n), Loss(n) or
 // Draw. pos may have the table's material with either colour to play the
-// stronger side. Positions with castling rights are not in any table.
+// stronger side, and an en-passant square (chess keeps one only when a
+// capture can use it). Positions with castling rights are not in any table.
 func (t *Table) Probe(pos chess.Position) (Value, error) {
 	if pos.Castling() != 0 {
 		return Value{}, fmt.Errorf("%w: %s has castling rights; %s tables have none", ErrMaterial, pos.FEN(), t.Material())
-	}
-	if pos.EnPassant() != chess.NoSquare {
-		return Value{}, fmt.Errorf("%w: %s has an en-passant capture, which %s does not index", ErrMaterial, pos.FEN(), t.Material())
 	}
 	i, ok := t.lookup(&pos)
 	if !ok {
 		return Value{}, fmt.Errorf("%w: %s is %s, not %s", ErrMaterial, pos.FEN(), materialOf(&pos), t.Material())
 	}
-	code := t.dtm[i]
+	var code uint16 = notPos
+	if pos.EnPassant() == chess.NoSquare {
+		code = t.dtm[i]
+	} else if j, ok := t.lookupEP(&pos); ok {
+		code = t.epDTM[j]
+	}
 	if code == notPos {
 		return Value{}, fmt.Errorf("retro: %s is not a position of the %s table (internal error)", pos.FEN(), t.Material())
 	}
@@ -547,6 +709,19 @@ func (t *Table) lookup(pos *chess.Position) (int64, bool) {
 	}
 	m := pos.Mirror()
 	return t.ix.index(&m)
+}
+
+// lookupEP returns the slot of pos, an en-passant position, in the side
+// table, trying the colour-flipped position as lookup does.
+func (t *Table) lookupEP(pos *chess.Position) (int, bool) {
+	k, ok := t.ix.epKey(pos)
+	if !ok {
+		m := pos.Mirror()
+		if k, ok = t.ix.epKey(&m); !ok {
+			return 0, false
+		}
+	}
+	return slices.BinarySearch(t.epKeys, k)
 }
 
 // valueOf decodes a stored code other than notPos.
@@ -566,7 +741,8 @@ func (t *Table) ProbeDTM(_ context.Context, pos chess.Position) (Value, error) {
 
 // Each calls f with every position of the table (one per symmetry class,
 // White's king in the canonical region, clocks zero) and its value, in index
-// order, until f returns false.
+// order, then every en-passant position the same way, until f returns
+// false.
 func (t *Table) Each(f func(pos chess.Position, v Value) bool) {
 	var board [64]chess.Piece
 	for i, code := range t.dtm {
@@ -585,6 +761,15 @@ func (t *Table) Each(f func(pos chess.Position, v Value) bool) {
 			return
 		}
 	}
+	for j, k := range t.epKeys {
+		p, err := t.ix.decodeEP(k)
+		if err != nil {
+			continue
+		}
+		if !f(p, valueOf(t.epDTM[j])) {
+			return
+		}
+	}
 }
 
 // Stats summarises a table.
@@ -593,22 +778,25 @@ type Stats struct {
 	LongestWin                     uint32 // the largest Win distance, in plies
 }
 
-// Stats counts the table's positions by value.
+// Stats counts the table's positions by value, en-passant positions
+// included.
 func (t *Table) Stats() Stats {
 	var s Stats
-	for _, code := range t.dtm {
-		if code == notPos {
-			continue
-		}
-		s.Positions++
-		switch {
-		case code == undecided:
-			s.Draws++
-		case (code-1)%2 == 1:
-			s.Wins++
-			s.LongestWin = max(s.LongestWin, uint32(code-1))
-		default:
-			s.Losses++
+	for _, a := range [][]uint16{t.dtm, t.epDTM} {
+		for _, code := range a {
+			if code == notPos {
+				continue
+			}
+			s.Positions++
+			switch {
+			case code == undecided:
+				s.Draws++
+			case (code-1)%2 == 1:
+				s.Wins++
+				s.LongestWin = max(s.LongestWin, uint32(code-1))
+			default:
+				s.Losses++
+			}
 		}
 	}
 	return s

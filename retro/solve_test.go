@@ -210,7 +210,6 @@ func TestSolveMaterialErrors(t *testing.T) {
 		{"QKK", ErrMaterial},
 		{"KXK", ErrMaterial},
 		{"KKK", ErrMaterial},
-		{"KPKP", ErrUnsupported},
 		{"KQRBNK", ErrUnsupported},
 	} {
 		_, err := SolveMaterial(context.Background(), tc.mat, Options{})
