@@ -131,6 +131,9 @@ type solver struct {
 	start   time.Time
 	report  func(Progress)
 	decided atomic.Uint64
+	// touched sums the bytes expand loads ahead of its atomic updates,
+	// only so that the compiler keeps those loads.
+	touched [2]atomic.Uint64
 
 	mu         sync.Mutex // serialises report calls
 	lastReport time.Time
@@ -504,6 +507,39 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 			}
 		}
 	}
+	// Parent indices are gathered and visited in batches. Every visit
+	// ends in an atomic update, which on amd64 waits for all earlier
+	// memory accesses, so visited one by one each parent would cost a
+	// full cache miss on tables far larger than the caches; a first pass
+	// of plain loads over the batch lets those misses overlap.
+	var batch [256]uint64
+	nb := 0
+	var touched uint32
+	flush := func() {
+		for _, idx := range batch[:nb] {
+			touched += uint32(pval[idx])
+			if won {
+				touched += atomic.LoadUint32(&cnt[idx/4])
+			} else {
+				touched += uint32(atomic.LoadUint64(&cand[idx>>6]))
+			}
+		}
+		for _, idx := range batch[:nb] {
+			visit(idx)
+		}
+		nb = 0
+	}
+	add := func(idx uint64) {
+		if nb == len(batch) {
+			flush()
+		}
+		batch[nb] = idx
+		nb++
+	}
+	defer func() {
+		// Keep the touching loads from being optimised away.
+		s.touched[k].Add(uint64(touched))
+	}()
 	cur := newCursor(rk, s.mats[k])
 	// rep has v in every byte, to skip eight entries at a time when none
 	// of them holds v.
@@ -536,20 +572,21 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 			q, idx, mirrored := f.parent(rk, st.to, st.from)
 			if !both {
 				if !mirrored {
-					visit(idx)
+					add(idx)
 				}
 				continue
 			}
-			visit(idx)
+			add(idx)
 			if fixed[pk] && symmetricObservation(q) {
 				_, j, _, err := rk.Rank(q.Mirror())
 				if err != nil {
 					return err
 				}
-				visit(j)
+				add(j)
 			}
 		}
 	}
+	flush()
 	return nil
 }
 
