@@ -56,18 +56,26 @@ func (w *recordWalk) shortBefore(j uint64) uint64 {
 func (w *recordWalk) add(short bool, width uint64) {
 	j := w.n
 	if j&63 == 0 {
-		c := uint32(0)
-		if k := len(w.short); k > 0 {
-			c = w.cum[k-1] + uint32(bits.OnesCount64(w.short[k-1]))
-		}
-		w.short = append(w.short, 0)
-		w.cum = append(w.cum, c)
+		w.grow()
 	}
 	if short {
 		w.short[j>>6] |= 1 << (j & 63)
 	}
 	w.n++
 	w.bytes += width
+}
+
+// grow opens the hint word of the next 64 records. Kept out of line so that
+// add inlines into the walk.
+//
+//go:noinline
+func (w *recordWalk) grow() {
+	c := uint32(0)
+	if k := len(w.short); k > 0 {
+		c = w.cum[k-1] + uint32(bits.OnesCount64(w.short[k-1]))
+	}
+	w.short = append(w.short, 0)
+	w.cum = append(w.cum, c)
 }
 
 // NewPartial prepares lookups in a block of p whose payload is total bytes.
@@ -226,11 +234,50 @@ func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error
 		return rec, 0, nil
 	}
 	off := lo + w.bytes
+	avail := min(uint64(len(head)), hi)
+	layers, ranks := pa.p.Layers, pa.p.Ranks
 	for j := w.n; ; j++ {
+		// The common case, inline: a whole record of the widest width in
+		// head that passes every check. Anything else takes the slow path
+		// below, which asks for more bytes or names what is wrong.
+		if off+wide <= avail {
+			r := head[off : off+wide]
+			var short, ok bool
+			if st == Single {
+				h := int(r[0] & 0x7f)
+				short, ok = r[0]&0x80 != 0, h >= 1 && h < layers
+			} else {
+				h1, h2 := int(r[0]), int(r[1]&0x7f)
+				short, ok = r[1]&0x80 != 0, h1 >= 1 && h1 < h2 && h2 < layers
+			}
+			width := wide
+			if short {
+				width = narrow
+			}
+			for k := fixed; k < width && ok; k += eb {
+				rank := int(r[k])
+				if eb == 2 {
+					rank |= int(r[k+1]) << 8
+				}
+				ok = rank < ranks
+			}
+			if ok {
+				w.add(short, width)
+				if j == idx {
+					rec.DrawEnd = short
+					rec.entry = r[:width]
+					return rec, 0, nil
+				}
+				off += width
+				continue
+			}
+		}
 		if end := min(off+wide, hi); uint64(len(head)) < end {
-			// Ask for the rest at the widest width, so one more round
-			// of decompressing is enough.
-			return Record{}, int(min(off+(idx-j+1)*wide, hi)), nil
+			// Ask for no more than the records up to idx can span: as if
+			// all but the last were short. Asking for the widest would
+			// decompress up to half as much again as the walk needs; a
+			// few more rounds cost little, as the walk resumes.
+			return Record{}, int(min(off+(idx-j)*narrow+wide, hi)), nil
 		}
 		s := head[off:min(hi, uint64(len(head)))]
 		var width int
