@@ -314,3 +314,15 @@ func epFiles(p *chess.Position) uint8 {
 	}
 	return files
 }
+
+// nodeKey identifies a position of the material, en-passant square
+// included: its index, or for an en-passant position ix.size plus its
+// epKey (distinct from every index). False when p is not of this material
+// in this orientation.
+func (ix *indexer) nodeKey(p *chess.Position) (int64, bool) {
+	if p.EnPassant() == chess.NoSquare {
+		return ix.index(p)
+	}
+	k, ok := ix.epKey(p)
+	return ix.size + k, ok
+}

@@ -1,6 +1,7 @@
 package retro
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -131,6 +132,87 @@ func TestIndexSymmetry(t *testing.T) {
 			if !found {
 				t.Fatalf("%s: index %d of %s decodes to %s, not a symmetric image", name, i, p.FEN(), d.FEN())
 			}
+		}
+	}
+}
+
+// randomEPPosition returns a random legal position of m whose side to move
+// may capture en passant (chess keeps the square only then).
+func randomEPPosition(rng *rand.Rand, m material) chess.Position {
+	for {
+		p := randomPosition(rng, m, chess.Color(rng.IntN(2)))
+		files := epFiles(&p)
+		if files == 0 {
+			continue
+		}
+		var b [64]chess.Piece
+		for occ := p.Occupied(); occ != 0; {
+			sq := occ.PopLSB()
+			b[sq] = p.PieceAt(sq)
+		}
+		ep := epSquare(p.SideToMove(), 7-bits.LeadingZeros8(files))
+		if q, err := chess.FromBoard(b, p.SideToMove(), 0, ep, 0, 1); err == nil && q.EnPassant() == ep {
+			return q
+		}
+	}
+}
+
+// TestEnPassantKey: an en-passant position and its mirror image (the only
+// symmetry with pawns; the en-passant square mirrored with the board) have
+// one key, the key decodes to one of the two, and the board part of the key
+// is the index of the position without the right.
+func TestEnPassantKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, name := range []string{"KPKP", "KRPKP", "KPPKP", "KPKPP"} {
+		m := mustMat(t, name)
+		ix, err := newIndexer(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ix.bothPawns() {
+			t.Fatalf("%s: bothPawns false", name)
+		}
+		for range 500 {
+			p := randomEPPosition(rng, m)
+			k, ok := ix.epKey(&p)
+			if !ok {
+				t.Fatalf("%s: no key for %s", name, p.FEN())
+			}
+			var b [64]chess.Piece
+			for occ := p.Occupied(); occ != 0; {
+				sq := occ.PopLSB()
+				b[transform(sq, 1)] = p.PieceAt(sq)
+			}
+			q, err := chess.FromBoard(b, p.SideToMove(), 0, transform(p.EnPassant(), 1), 0, 1)
+			if err != nil || q.EnPassant() == chess.NoSquare {
+				t.Fatalf("%s: mirror image of %s is not an en-passant position: %v", name, p.FEN(), err)
+			}
+			if kq, _ := ix.epKey(&q); kq != k {
+				t.Fatalf("%s: %s has key %d, its mirror %s has %d", name, p.FEN(), k, q.FEN(), kq)
+			}
+			d, err := ix.decodeEP(k)
+			if err != nil {
+				t.Fatalf("%s: key %d of %s: %v", name, k, p.FEN(), err)
+			}
+			if key(&d) != key(&p) && key(&d) != key(&q) {
+				t.Fatalf("%s: key %d of %s decodes to %s", name, k, p.FEN(), d.FEN())
+			}
+			plain, err := chess.FromBoard(b, p.SideToMove(), 0, chess.NoSquare, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i, _ := ix.index(&plain); i != k>>3 {
+				t.Fatalf("%s: key %d of %s has board index %d, the board without the right %d", name, k, p.FEN(), k>>3, i)
+			}
+		}
+	}
+	for _, name := range []string{"KPK", "KQKP", "KPPK"} {
+		ix, err := newIndexer(mustMat(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.bothPawns() {
+			t.Errorf("%s: bothPawns true", name)
 		}
 	}
 }

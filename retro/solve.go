@@ -399,22 +399,18 @@ func (st *solveState) slot(node int64) (*uint16, *uint8) {
 // node returns the node of a position of the material, en-passant square
 // included, or false when it has none.
 func (st *solveState) node(p *chess.Position) (int64, bool) {
-	if p.EnPassant() == chess.NoSquare {
-		return st.ix.index(p)
+	k, ok := st.ix.nodeKey(p)
+	if !ok || k < st.ix.size {
+		return k, ok
 	}
-	k, ok := st.ix.epKey(p)
-	if !ok {
-		return 0, false
-	}
-	j, found := slices.BinarySearch(st.epKeys, k)
+	j, found := slices.BinarySearch(st.epKeys, k-st.ix.size)
 	return st.ix.size + int64(j), found
 }
 
 // initPosition sets node's starting value from p's moves: mates, captures
 // and promotions are decided here, and the distinct children inside the
-// material are counted. Children are told apart by their index, or for
-// en-passant positions by ix.size plus their key (distinct from every
-// index), which is all counting needs.
+// material are counted. Children are told apart by their nodeKey, which is
+// all counting needs.
 func (st *solveState) initPosition(ctx context.Context, node int64, p *chess.Position, moves *[]chess.Move, children *[]int64) error {
 	dtm, cnt := st.slot(node)
 	*moves = p.LegalMoves((*moves)[:0])
@@ -449,16 +445,7 @@ func (st *solveState) initPosition(ctx context.Context, node int64, p *chess.Pos
 			}
 			continue
 		}
-		var ci int64
-		ok := false
-		if c.EnPassant() != chess.NoSquare {
-			var k int64
-			if k, ok = st.ix.epKey(&c); ok {
-				ci = st.ix.size + k
-			}
-		} else {
-			ci, ok = st.ix.index(&c)
-		}
+		ci, ok := st.ix.nodeKey(&c)
 		if !ok {
 			return fmt.Errorf("retro: solving %v: child %s after %s is outside the material (internal error)", st.ix.mat, c.FEN(), m.UCI())
 		}
@@ -527,30 +514,13 @@ func (st *solveState) propagate(ctx context.Context) error {
 		expanded int64
 	}
 	ws := make([]scratch, st.s.opts.Workers)
-	// expand appends the distinct parents of p (node's position) to sc.out.
+	// expand appends the distinct parent nodes of p to sc.out.
 	expand := func(sc *scratch, p *chess.Position) error {
-		sc.unmoves = p.SameMaterialUnmoves(sc.unmoves[:0])
-		sc.parents = sc.parents[:0]
+		var err error
 		sc.expanded++
-		for _, u := range sc.unmoves {
-			if u.RestoredCastling() != 0 {
-				continue // such parents are outside the index
-			}
-			q := p.Unmake(u)
-			pi, ok := st.node(&q)
-			if !ok {
-				return fmt.Errorf("retro: solving %v: parent %s of %s is outside the material (internal error)", ix.mat, q.FEN(), p.FEN())
-			}
-			dup := false
-			for _, x := range sc.parents {
-				if x == pi {
-					dup = true
-					break
-				}
-			}
-			if !dup {
-				sc.parents = append(sc.parents, pi)
-			}
+		sc.parents, err = appendParents(sc.parents[:0], p, &sc.unmoves, st.node)
+		if err != nil {
+			return fmt.Errorf("retro: solving %v: %w", ix.mat, err)
 		}
 		sc.out = append(sc.out, sc.parents...)
 		return nil
@@ -631,6 +601,32 @@ func (st *solveState) propagate(ctx context.Context) error {
 	}
 	st.report("propagate", st.maxD, true)
 	return nil
+}
+
+// appendParents appends to dst the distinct nodes (by node) of p's parents
+// within the material: every same-material unmove except those restoring
+// castling rights, parents with an en-passant square included. chess gives
+// a position with an en-passant square only its double push as unmove, and
+// a position without one the double push only when it would leave no
+// usable square, so each parent's move reaches exactly p. unmoves is
+// scratch space.
+func appendParents(dst []int64, p *chess.Position, unmoves *[]chess.Unmove, node func(*chess.Position) (int64, bool)) ([]int64, error) {
+	*unmoves = p.SameMaterialUnmoves((*unmoves)[:0])
+	start := len(dst)
+	for _, u := range *unmoves {
+		if u.RestoredCastling() != 0 {
+			continue // such parents are outside the index
+		}
+		q := p.Unmake(u)
+		pi, ok := node(&q)
+		if !ok {
+			return dst, fmt.Errorf("parent %s of %s is outside the material (internal error)", q.FEN(), p.FEN())
+		}
+		if !slices.Contains(dst[start:], pi) {
+			dst = append(dst, pi)
+		}
+	}
+	return dst, nil
 }
 
 // apply records that parent node pi has a child of value d plies (a win for

@@ -3,6 +3,7 @@ package retro
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -11,35 +12,43 @@ import (
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
-// solvedTables caches solves across tests: KBNK takes a while.
+// testSolver caches solves across tests, sub-materials included (KBNK takes
+// a while, and KPKP solves fourteen four-man materials on the way), so
+// that a later test asking for a sub-material gets the table the recursive
+// solve used.
 var (
-	solvedMu     sync.Mutex
-	solvedTables = map[string]*Table{}
+	solvedMu   sync.Mutex
+	testSolver = &solver{opts: Options{Workers: runtime.GOMAXPROCS(0)}, tables: map[string]*Table{}}
 )
 
 func solved(t *testing.T, material string) *Table {
 	t.Helper()
 	solvedMu.Lock()
 	defer solvedMu.Unlock()
-	if tb := solvedTables[material]; tb != nil {
-		return tb
+	m, err := parseMaterial(material)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tb, err := SolveMaterial(context.Background(), material, Options{})
+	tb, err := testSolver.solve(context.Background(), m)
 	if err != nil {
 		t.Fatalf("SolveMaterial(%s): %v", material, err)
 	}
-	solvedTables[material] = tb
 	return tb
 }
 
 // materialsUnderTest are the materials plus KQKR (both sides with
-// pieces, conversions into a colour-flipped sub-material); the 4-man ones'
-// 5.2M indices are left to runs without the race detector.
+// pieces, conversions into a colour-flipped sub-material) and KPKP (pawns
+// on both sides, so en passant); the 4-man ones' 5.2M indices are left to
+// runs without the race detector, and KPKP's 16.8M (with its fourteen
+// four-man sub-materials) to runs without -short too.
 func materialsUnderTest() []string {
-	if raceEnabled {
+	switch {
+	case raceEnabled:
 		return []string{"KQK", "KRK", "KPK"}
+	case testing.Short():
+		return []string{"KQK", "KRK", "KPK", "KBNK", "KQKR"}
 	}
-	return []string{"KQK", "KRK", "KPK", "KBNK", "KQKR"}
+	return []string{"KQK", "KRK", "KPK", "KBNK", "KQKR", "KPKP"}
 }
 
 // oracleValue turns an oracle row into the value our tables give: the wdl

@@ -26,6 +26,21 @@ func TestUnmovesMatchBruteForce(t *testing.T) {
 			ps = append(ps, randomPosition(rng, m, chess.Color(rng.IntN(2))))
 		}
 	}
+	// En-passant positions (whose only parents are the double push's
+	// origins) and the same boards without the right (which the double
+	// push cannot have produced): SolveMaterial relies on both with pawns
+	// on both sides.
+	for _, name := range []string{"KPKP", "KRPKP", "KPPKP"} {
+		m := mustMat(t, name)
+		for range count {
+			p := randomEPPosition(rng, m)
+			plain, err := chess.FromBoard(boardOf(&p), p.SideToMove(), 0, chess.NoSquare, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, p, plain)
+		}
+	}
 	for g := range count {
 		p := chess.StartPosition()
 		n := 10 + rng.IntN(60)
@@ -79,4 +94,133 @@ func TestUnmovesMatchBruteForce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// boardOf returns p's board as an array.
+func boardOf(p *chess.Position) [64]chess.Piece {
+	var b [64]chess.Piece
+	for occ := p.Occupied(); occ != 0; {
+		sq := occ.PopLSB()
+		b[sq] = p.PieceAt(sq)
+	}
+	return b
+}
+
+// TestSolverParentsReplay checks the relation SolveMaterial's counts rely
+// on, at the level of its nodes (canonical index, or side-table key for an
+// en-passant position), with pawns on both sides: every parent node the
+// solver derives from SameMaterialUnmoves has a legal move (by forward move
+// generation, the arbiter) to the child's node, and every child node a
+// position's moves reach inside the material lists the position's node
+// among its parents. Positions with and without en-passant rights, and
+// double pushes that do and do not give one, are all covered.
+func TestSolverParentsReplay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	count := 300
+	if testing.Short() || raceEnabled {
+		count = 60
+	}
+	for _, name := range []string{"KPKP", "KRPKP"} {
+		m := mustMat(t, name)
+		ix, err := newIndexer(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodeOf := func(p *chess.Position) int64 {
+			t.Helper()
+			k, ok := ix.nodeKey(p)
+			if !ok {
+				t.Fatalf("%s: %s has no node", name, p.FEN())
+			}
+			return k
+		}
+		// parents are the nodes the solver's expand step derives.
+		parents := func(p *chess.Position) map[int64]bool {
+			t.Helper()
+			var us []chess.Unmove
+			ns, err := appendParents(nil, p, &us, ix.nodeKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[int64]bool{}
+			for _, n := range ns {
+				if out[n] {
+					t.Fatalf("%s: parent node %d of %s listed twice", name, n, p.FEN())
+				}
+				out[n] = true
+			}
+			return out
+		}
+		var ps []chess.Position
+		for range count {
+			ep := randomEPPosition(rng, m)
+			plain, err := chess.FromBoard(boardOf(&ep), ep.SideToMove(), 0, chess.NoSquare, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, ep, plain, randomPosition(rng, m, chess.Color(rng.IntN(2))))
+		}
+		// Positions with a double push available, whose child may carry
+		// the right.
+		for len(ps) < 4*count {
+			p := randomPosition(rng, m, chess.Color(rng.IntN(2)))
+			for _, mv := range p.LegalMoves(nil) {
+				if c := p.Play(mv); c.EnPassant() != chess.NoSquare {
+					ps = append(ps, p)
+					break
+				}
+			}
+		}
+		for _, p := range ps {
+			pn := nodeOf(&p)
+			pp := parents(&p)
+			for qn := range pp {
+				q := decodeNode(t, ix, qn)
+				found := false
+				for _, mv := range q.LegalMoves(nil) {
+					if q.IsCapture(mv) || mv.Promotion() != chess.NoPieceType {
+						continue
+					}
+					if c := q.Play(mv); nodeOf(&c) == pn {
+						found = true
+						break
+					}
+				}
+				if !found {
+					t.Errorf("%s: parent %s (node %d) of %s has no move to it", name, q.FEN(), qn, p.FEN())
+				}
+			}
+			for _, mv := range p.LegalMoves(nil) {
+				if p.IsCapture(mv) || mv.Promotion() != chess.NoPieceType {
+					continue
+				}
+				c := p.Play(mv)
+				if _, ok := parents(&c)[pn]; !ok {
+					t.Errorf("%s: %s after %s: %s is not among the child's parents", name, c.FEN(), mv.UCI(), p.FEN())
+				}
+			}
+		}
+	}
+}
+
+// decodeNode returns the position of a nodeKey.
+func decodeNode(t *testing.T, ix *indexer, n int64) chess.Position {
+	t.Helper()
+	if n >= ix.size {
+		p, err := ix.decodeEP(n - ix.size)
+		if err != nil {
+			t.Fatalf("node %d: %v", n, err)
+		}
+		return p
+	}
+	var b [64]chess.Piece
+	side, ok := ix.decode(n, &b)
+	if !ok {
+		t.Fatalf("node %d does not decode", n)
+	}
+	p, err := chess.FromBoard(b, side, 0, chess.NoSquare, 0, 1)
+	if err != nil {
+		t.Fatalf("node %d: %v", n, err)
+	}
+	return p
 }
