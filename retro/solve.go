@@ -396,17 +396,6 @@ func (st *solveState) slot(node int64) (*uint16, *uint8) {
 	return &st.epDTM[node-st.ix.size], &st.epCnt[node-st.ix.size]
 }
 
-// node returns the node of a position of the material, en-passant square
-// included, or false when it has none.
-func (st *solveState) node(p *chess.Position) (int64, bool) {
-	k, ok := st.ix.nodeKey(p)
-	if !ok || k < st.ix.size {
-		return k, ok
-	}
-	j, found := slices.BinarySearch(st.epKeys, k-st.ix.size)
-	return st.ix.size + int64(j), found
-}
-
 // initPosition sets node's starting value from p's moves: mates, captures
 // and promotions are decided here, and the distinct children inside the
 // material are counted. Children are told apart by their nodeKey, which is
@@ -518,11 +507,20 @@ func (st *solveState) propagate(ctx context.Context) error {
 	expand := func(sc *scratch, p *chess.Position) error {
 		var err error
 		sc.expanded++
-		sc.parents, err = appendParents(sc.parents[:0], p, &sc.unmoves, st.node)
+		sc.parents, err = appendParents(sc.parents[:0], p, &sc.unmoves, ix)
 		if err != nil {
 			return fmt.Errorf("retro: solving %v: %w", ix.mat, err)
 		}
-		sc.out = append(sc.out, sc.parents...)
+		for _, k := range sc.parents {
+			if k >= ix.size {
+				j, ok := slices.BinarySearch(st.epKeys, k-ix.size)
+				if !ok {
+					return fmt.Errorf("retro: solving %v: en-passant parent key %d of %s is not in the side table (internal error)", ix.mat, k-ix.size, p.FEN())
+				}
+				k = ix.size + int64(j)
+			}
+			sc.out = append(sc.out, k)
+		}
 		return nil
 	}
 	// flush applies the parents the workers found, in worker order.
@@ -603,14 +601,14 @@ func (st *solveState) propagate(ctx context.Context) error {
 	return nil
 }
 
-// appendParents appends to dst the distinct nodes (by node) of p's parents
-// within the material: every same-material unmove except those restoring
-// castling rights, parents with an en-passant square included. chess gives
-// a position with an en-passant square only its double push as unmove, and
-// a position without one the double push only when it would leave no
-// usable square, so each parent's move reaches exactly p. unmoves is
-// scratch space.
-func appendParents(dst []int64, p *chess.Position, unmoves *[]chess.Unmove, node func(*chess.Position) (int64, bool)) ([]int64, error) {
+// appendParents appends to dst the distinct nodeKeys of p's parents within
+// the material: every same-material unmove except those restoring castling
+// rights, parents with an en-passant square included. chess gives a
+// position with an en-passant square only its double push as unmove, and a
+// position without one the double push only when it would leave no usable
+// square, so each parent's move reaches exactly p. unmoves is scratch
+// space.
+func appendParents(dst []int64, p *chess.Position, unmoves *[]chess.Unmove, ix *indexer) ([]int64, error) {
 	*unmoves = p.SameMaterialUnmoves((*unmoves)[:0])
 	start := len(dst)
 	for _, u := range *unmoves {
@@ -618,7 +616,7 @@ func appendParents(dst []int64, p *chess.Position, unmoves *[]chess.Unmove, node
 			continue // such parents are outside the index
 		}
 		q := p.Unmake(u)
-		pi, ok := node(&q)
+		pi, ok := ix.nodeKey(&q)
 		if !ok {
 			return dst, fmt.Errorf("parent %s of %s is outside the material (internal error)", q.FEN(), p.FEN())
 		}

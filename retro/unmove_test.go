@@ -138,7 +138,7 @@ func TestSolverParentsReplay(t *testing.T) {
 		parents := func(p *chess.Position) map[int64]bool {
 			t.Helper()
 			var us []chess.Unmove
-			ns, err := appendParents(nil, p, &us, ix.nodeKey)
+			ns, err := appendParents(nil, p, &us, ix)
 			if err != nil {
 				t.Fatal(err)
 			}
