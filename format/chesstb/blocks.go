@@ -174,22 +174,48 @@ func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
 // its tail (one lc/lp/pb byte and a 32-bit dictionary size).
 const lzmaPropsSize = 5
 
-// lzmaBlock is a distance block decoded as far as probes have needed: the
-// first probe decodes up to its cell, a later probe of a cell further in
-// resumes from the saved coder state. Bytes below done never change.
+// lzmaBlock is a block decoded as far as probes have needed: the first
+// probe decodes up to its cell, a later probe of a cell further in resumes
+// from the saved coder state. Bytes below done never change. The buffer
+// grows with what is decoded (a copy into a larger one), so a block the
+// probes read only the start of holds, and costs the cache budget, only that
+// much; onGrow tells the cache.
 type lzmaBlock struct {
-	buf  []byte
+	size int
 	done atomic.Int64
+	view atomic.Pointer[[]byte] // holds at least the first done bytes
 	mu   sync.Mutex
+	buf  []byte       // the buffer view points at, under mu
 	dec  *lzmaDecoder // nil once the block is complete
 	err  error        // a decode failure, repeated to every later reader
+	// onGrow, when set, is called under mu with the bytes a growth added.
+	onGrow func(delta int64)
 }
 
-// upTo returns the block with at least its first n bytes decoded.
+// newLZMABlock prepares block of size bytes decoded by z.
+func newLZMABlock(z *lzmaDecoder, size int) *lzmaBlock {
+	lb := &lzmaBlock{size: size, dec: z}
+	lb.view.Store(&lb.buf)
+	return lb
+}
+
+// lzmaMinGrowth is the least a block's buffer grows by, so a walk through
+// a block in small steps does not copy it over and over.
+const lzmaMinGrowth = 64 << 10
+
+// held is the bytes the block's buffer holds now.
+func (lb *lzmaBlock) held() int {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return cap(lb.buf)
+}
+
+// upTo returns the block with at least its first n bytes decoded; the
+// slice may be longer than what is decoded, and shorter than the block.
 func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
-	n = min(n, len(lb.buf))
+	n = min(n, lb.size)
 	if int(lb.done.Load()) >= n {
-		return lb.buf, nil
+		return *lb.view.Load(), nil
 	}
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
@@ -200,13 +226,27 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	if pos >= n {
 		return lb.buf, nil
 	}
-	err := lb.dec.decode(lb.buf, &pos, n)
+	if want := min(lb.size, n+lzmaMaxMatch); len(lb.buf) < want {
+		grown := min(lb.size, max(want, len(lb.buf)*3/2, len(lb.buf)+lzmaMinGrowth))
+		nb := make([]byte, grown)
+		copy(nb, lb.buf[:pos])
+		delta := int64(grown - len(lb.buf))
+		lb.buf = nb
+		lb.view.Store(&nb)
+		if lb.onGrow != nil {
+			lb.onGrow(delta)
+		}
+	}
+	err := lb.dec.decodeTo(lb.buf, &pos, n, lb.size)
+	if err == nil && pos < n {
+		err = fmt.Errorf("%w: decoding stopped at byte %d short of %d", errLZMA, pos, n)
+	}
 	if err != nil {
 		lb.err = corruptf("LZMA: %v", err)
 		return nil, lb.err
 	}
 	lb.done.Store(int64(pos))
-	if pos == len(lb.buf) {
+	if pos == lb.size {
 		lb.dec = nil
 	}
 	return lb.buf, nil
@@ -233,14 +273,14 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		if err != nil {
 			return nil, 0, corruptf("LZMA: %v", err)
 		}
-		size := t.hdr.frames[c].blockBytes(b)
-		lb := &lzmaBlock{buf: make([]byte, size), dec: z}
+		lb := newLZMABlock(z, int(t.hdr.frames[c].blockBytes(b)))
 		if _, err := lb.upTo(need); err != nil {
 			return nil, 0, err
 		}
+		lb.onGrow = func(delta int64) { t.cache.resize(key, lb, delta) }
 		// The budget counts the coder state and the compressed bytes it
-		// keeps until the block is complete.
-		return lb, int64(size) + int64(len(comp)) + z.memSize(), nil
+		// keeps until the block is complete, and the buffer as it grows.
+		return lb, int64(lb.held()) + int64(len(comp)) + z.memSize(), nil
 	})
 	if err == nil {
 		var data []byte

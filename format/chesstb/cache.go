@@ -117,6 +117,25 @@ func (c *blockCache) peek(key blockKey) (any, bool) {
 	return e.val, true
 }
 
+// resize adds delta bytes to the size of the cached block val under key, a
+// block that grew since it was cached, evicting the least recently used
+// blocks (this one too, when it alone outgrows the budget) to stay in
+// budget. A block no longer cached is left alone.
+func (c *blockCache) resize(key blockKey, val any, delta int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	if !ok || e.elem == nil || e.val != val {
+		return
+	}
+	e.size += delta
+	c.used += delta
+	for c.used > c.max && c.lru.Len() > 0 {
+		c.evictOldest()
+	}
+	c.peak = max(c.peak, c.used)
+}
+
 func (c *blockCache) evictOldest() {
 	back := c.lru.Back()
 	e := back.Value.(*cacheEntry)

@@ -71,11 +71,13 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 			if err != nil {
 				return nil, 0, corruptf("LZMA: %v", err)
 			}
-			pb := &packBlock{lzmaBlock: lzmaBlock{buf: make([]byte, usize), dec: z}, part: pa}
-			// The budget counts the payload, the coder state and the
-			// compressed bytes it keeps until the block is complete, and
-			// the most the lookup index can grow to.
-			return pb, int64(usize) + int64(len(comp)) + z.memSize() + int64(params.PartialBytes()), nil
+			pb := &packBlock{lzmaBlock: newLZMABlock(z, int(usize)), part: pa}
+			pb.onGrow = func(delta int64) { t.cache.resize(key, pb, delta) }
+			// The budget counts the coder state and the compressed bytes
+			// it keeps until the block is complete, the most the lookup
+			// index can grow to, and the payload buffer as it grows
+			// (nothing yet: the first lookup decodes after this).
+			return pb, int64(len(comp)) + z.memSize() + int64(params.PartialBytes()), nil
 		})
 		if err != nil {
 			if _, ok := err.(*FileError); !ok {
@@ -104,7 +106,7 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 // on its second lookup and checking it whole cost more, in decompression
 // and checking, than it saved: BenchmarkProbeCold.)
 type packBlock struct {
-	lzmaBlock
+	*lzmaBlock
 	pmu  sync.Mutex // serialises lookups, which extend part
 	part *changepoint.Partial
 	err  error // a lookup's failure, repeated to every later one
@@ -117,10 +119,9 @@ func (pb *packBlock) lookup(pos int) (changepoint.Record, error) {
 	if pb.err != nil {
 		return changepoint.Record{}, pb.err
 	}
-	size := len(pb.buf)
 	for {
-		have := min(int(pb.done.Load()), size)
-		rec, need, err := pb.part.Lookup(pb.buf[:have], pos)
+		have := min(int(pb.done.Load()), pb.size)
+		rec, need, err := pb.part.Lookup((*pb.view.Load())[:have], pos)
 		if err == nil && need == 0 {
 			return rec, nil
 		}

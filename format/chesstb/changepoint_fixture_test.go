@@ -2,7 +2,9 @@ package chesstb
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -67,6 +69,57 @@ func TestPackFixtures(t *testing.T) {
 		dtm, err := tb.DTM(ctx, &pos)
 		if err != nil || dtm != tc.dtm {
 			t.Errorf("%s: DTM %d, %v; want %d", tc.fen, dtm, err, tc.dtm)
+		}
+	}
+}
+
+// TestConcurrentPackProbes probes the committed oracle rows with the packs
+// from 16 goroutines at once (a sample of them) under budgets small enough that pack blocks
+// grow, get evicted while other probes still read them, and are decoded
+// again: every answer must still be the reference prober's, and the bytes
+// held must stay within the budget.
+func TestConcurrentPackProbes(t *testing.T) {
+	var rows []oracleRow
+	for _, r := range readOracle(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"), false) {
+		if r.hasForm("shipped") {
+			rows = append(rows, r)
+		}
+	}
+	// Kept small: at these budgets every probe decodes its blocks again.
+	rows = sample(rows, 16)
+	if raceEnabled {
+		rows = sample(rows, 6)
+	}
+	for _, budget := range []int64{256 << 10, 2 << 20} {
+		tb := openDirs(t, Options{BlockCacheBytes: budget}, testenv.Testdata(t, "chesstb", "packs"), testenv.Testdata(t, "chesstb"))
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for g := range 16 {
+			wg.Go(func() {
+				for i := range rows {
+					r := rows[(i+g*37)%len(rows)]
+					pos := r.position(t)
+					res, err := tb.Probe(ctx, &pos)
+					if err == nil {
+						if d := compareAll(r.expectAll(t), &res); len(d) > 0 {
+							err = fmt.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(d, "; "))
+						}
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("budget %d: %v", budget, err)
+		}
+		if used, peak := tb.CacheStats(); used > budget || peak > budget {
+			t.Fatalf("budget %d: held %d, peak %d", budget, used, peak)
 		}
 	}
 }

@@ -212,12 +212,24 @@ func (l *lzmaLenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int
 // errLZMAEarly is the overrun failure: the stream ended before the block.
 var errLZMAEarly = fmt.Errorf("%w: stream ends early", errLZMA)
 
+// lzmaMaxMatch is the longest match: decoding to a target may write this
+// many bytes past it.
+const lzmaMaxMatch = lzmaMatchMinLen + lzmaLenLowSyms + lzmaLenMidSyms + lzmaLenHighSyms - 1
+
 // decode fills out[*pos:] until *pos reaches target (it may go a match
-// further) or the end of out. out[:*pos] must hold what was decoded before.
-// On failure the decoder is left unusable.
+// further) or the end of out, the end of the block. out[:*pos] must hold
+// what was decoded before. On failure the decoder is left unusable.
 func (z *lzmaDecoder) decode(out []byte, pos *int, target int) error {
+	return z.decodeTo(out, pos, target, len(out))
+}
+
+// decodeTo is decode into the first bytes of a block of size bytes: out may
+// be shorter than the block, and decoding stops at target or len(out),
+// whichever comes first. A target at least lzmaMaxMatch short of len(out)
+// (or of the block's end) is always reached.
+func (z *lzmaDecoder) decodeTo(out []byte, pos *int, target, size int) error {
 	p := *pos
-	target = min(target, len(out))
+	target = min(target, len(out), size)
 	in, inp, rng, cod := z.in, z.inp, z.rng, z.cod
 	state := z.state
 	rep0, rep1, rep2, rep3 := z.rep[0], z.rep[1], z.rep[2], z.rep[3]
@@ -387,8 +399,12 @@ loop:
 			err = fmt.Errorf("%w: match before the block start", errLZMA)
 			break
 		}
-		if n > len(out)-p {
+		if n > size-p {
 			err = fmt.Errorf("%w: match past the end of the block", errLZMA)
+			break
+		}
+		if n > len(out)-p {
+			err = fmt.Errorf("%w: match past the %d bytes being decoded", errLZMA, len(out))
 			break
 		}
 		// An overlapping match repeats its last d bytes: copy them in

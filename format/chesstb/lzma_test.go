@@ -125,6 +125,29 @@ func TestLZMAAgainstLibrary(t *testing.T) {
 			if !bytes.Equal(out, want) {
 				t.Fatalf("%s: resumed decode differs", name)
 			}
+			// Through a block whose buffer grows with what is decoded.
+			z, err = newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			lb := newLZMABlock(z, int(size))
+			grown := 0
+			lb.onGrow = func(delta int64) { grown += int(delta) }
+			var data []byte
+			for n := 1; ; n = n*5/2 + 3 {
+				if data, err = lb.upTo(n); err != nil {
+					t.Fatalf("%s: block decode to %d: %v", name, n, err)
+				}
+				if n >= int(size) {
+					break
+				}
+				if done := int(lb.done.Load()); done < n || !bytes.Equal(data[:done], want[:done]) || grown != len(data) {
+					t.Fatalf("%s: block decoded to %d of %d differs (buffer %d, grown %d)", name, done, n, len(data), grown)
+				}
+			}
+			if !bytes.Equal(data, want) {
+				t.Fatalf("%s: block decode differs", name)
+			}
 			blocks++
 		})
 		t.Logf("%s: %d blocks agree", dir, blocks)
