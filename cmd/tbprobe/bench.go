@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
@@ -25,7 +26,8 @@ const benchUsage = `usage: tbprobe bench (--positions FILE | --random N [--seed 
 
 Probes every position twice: cold (fresh tables, empty caches) and warm (the
 same tables again), and reports for each pass probes/s, latency p50/p99, the
-source cache's hit rate, and the requests and bytes the transport served.
+source cache's hit rate, the requests and bytes the transport served, and
+the process's CPU time (probes per CPU second).
 Positions come from a file (one FEN per line) or are drawn at random from
 the materials the tables hold (legal placements, either side to move) with a
 fixed seed; --write saves them.
@@ -39,6 +41,8 @@ type benchPass struct {
 	Errors         int     `json:"errors"`
 	Seconds        float64 `json:"seconds"`
 	ProbesPerSec   float64 `json:"probes_per_sec"`
+	CPUSeconds     float64 `json:"cpu_seconds"`        // the whole process's, this pass; 0 where unknown
+	ProbesPerCPU   float64 `json:"probes_per_cpu_sec"` // 0 where unknown
 	P50Micros      float64 `json:"p50_us"`
 	P99Micros      float64 `json:"p99_us"`
 	CacheHitRate   float64 `json:"cache_hit_rate"` // source cache; -1 without one
@@ -140,6 +144,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // benchRun probes every position once with p workers and measures it.
 func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int) (benchPass, error) {
 	before := ts.Stats()
+	cpu0 := processCPU()
 	lat := make([]time.Duration, len(positions))
 	errs := make([]error, len(positions))
 	var next int
@@ -165,6 +170,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	st := ts.Stats()
 	d := metrics.Stats{
 		Requests: st.Requests - before.Requests, Bytes: st.Bytes - before.Bytes,
@@ -185,6 +191,10 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 		firstErr = ctx.Err()
 	}
 	pass.ProbesPerSec = float64(len(positions)) / elapsed.Seconds()
+	if cpu > 0 {
+		pass.CPUSeconds = cpu.Seconds()
+		pass.ProbesPerCPU = float64(len(positions)) / cpu.Seconds()
+	}
 	slices.Sort(lat)
 	pass.P50Micros = float64(lat[len(lat)/2].Nanoseconds()) / 1e3
 	pass.P99Micros = float64(lat[min(len(lat)-1, len(lat)*99/100)].Nanoseconds()) / 1e3
@@ -204,8 +214,22 @@ func writePass(w io.Writer, p *benchPass) {
 	}
 	fmt.Fprintf(w, "%s: %d probes (%d failed) in %.3fs: %.0f probes/s, p50 %.1fµs, p99 %.1fµs\n",
 		p.Name, p.Probes, p.Errors, p.Seconds, p.ProbesPerSec, p.P50Micros, p.P99Micros)
+	if p.CPUSeconds > 0 {
+		fmt.Fprintf(w, "  %.3f CPU seconds: %.0f probes per CPU second\n", p.CPUSeconds, p.ProbesPerCPU)
+	}
 	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe), %s; decoded blocks held %s\n",
 		hit, p.Requests, p.RequestsPerPrb, humanSize(p.Bytes), humanSize(p.BlockCacheUsed))
+}
+
+// processCPU is the CPU time the process has used (0 where the system does
+// not say). On a machine shared with other work the probes per CPU second
+// say more about the prober than the wall-clock rate does.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // readFENs reads a positions file: one FEN a line, blank lines and '#'
