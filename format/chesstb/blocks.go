@@ -188,7 +188,8 @@ type lzmaBlock struct {
 	buf  []byte       // the buffer view points at, under mu
 	dec  *lzmaDecoder // nil once the block is complete
 	err  error        // a decode failure, repeated to every later reader
-	// onGrow, when set, is called under mu with the bytes a growth added.
+	// onGrow, when set, is called with the bytes the block's
+	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
 }
 
@@ -199,16 +200,21 @@ func newLZMABlock(z *lzmaDecoder, size int) *lzmaBlock {
 	return lb
 }
 
+// memSize is the bytes the block holds: its buffer, and until it is
+// complete the coder state and the compressed bytes the coder reads.
+func (lb *lzmaBlock) memSize() int64 {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	n := int64(cap(lb.buf))
+	if lb.dec != nil {
+		n += lb.dec.memSize()
+	}
+	return n
+}
+
 // lzmaMinGrowth is the least a block's buffer grows by, so a walk through
 // a block in small steps does not copy it over and over.
 const lzmaMinGrowth = 64 << 10
-
-// held is the bytes the block's buffer holds now.
-func (lb *lzmaBlock) held() int {
-	lb.mu.Lock()
-	defer lb.mu.Unlock()
-	return cap(lb.buf)
-}
 
 // upTo returns the block with at least its first n bytes decoded; the
 // slice may be longer than what is decoded, and shorter than the block.
@@ -247,6 +253,10 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	}
 	lb.done.Store(int64(pos))
 	if pos == lb.size {
+		// The coder and the compressed bytes are no longer needed.
+		if lb.onGrow != nil {
+			lb.onGrow(-lb.dec.memSize())
+		}
 		lb.dec = nil
 	}
 	return lb.buf, nil
@@ -278,9 +288,7 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 			return nil, 0, err
 		}
 		lb.onGrow = func(delta int64) { t.cache.resize(key, lb, delta) }
-		// The budget counts the coder state and the compressed bytes it
-		// keeps until the block is complete, and the buffer as it grows.
-		return lb, int64(lb.held()) + int64(len(comp)) + z.memSize(), nil
+		return lb, lb.memSize(), nil
 	})
 	if err == nil {
 		var data []byte

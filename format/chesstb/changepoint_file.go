@@ -73,11 +73,10 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 			}
 			pb := &packBlock{lzmaBlock: newLZMABlock(z, int(usize)), part: pa}
 			pb.onGrow = func(delta int64) { t.cache.resize(key, pb, delta) }
-			// The budget counts the coder state and the compressed bytes
-			// it keeps until the block is complete, the most the lookup
-			// index can grow to, and the payload buffer as it grows
-			// (nothing yet: the first lookup decodes after this).
-			return pb, int64(len(comp)) + z.memSize() + int64(params.PartialBytes()), nil
+			// The budget counts the coder with its compressed bytes, then
+			// the payload buffer and the lookup index as they grow.
+			pb.indexBytes = int64(pa.Bytes())
+			return pb, pb.memSize() + pb.indexBytes, nil
 		})
 		if err != nil {
 			if _, ok := err.(*FileError); !ok {
@@ -110,6 +109,8 @@ type packBlock struct {
 	pmu  sync.Mutex // serialises lookups, which extend part
 	part *changepoint.Partial
 	err  error // a lookup's failure, repeated to every later one
+	// indexBytes is what part held when the cache was last told.
+	indexBytes int64
 }
 
 // lookup returns the record of position pos of the block.
@@ -123,6 +124,10 @@ func (pb *packBlock) lookup(pos int) (changepoint.Record, error) {
 		have := min(int(pb.done.Load()), pb.size)
 		rec, need, err := pb.part.Lookup((*pb.view.Load())[:have], pos)
 		if err == nil && need == 0 {
+			if n := int64(pb.part.Bytes()); n != pb.indexBytes {
+				pb.onGrow(n - pb.indexBytes)
+				pb.indexBytes = n
+			}
 			return rec, nil
 		}
 		if err == nil && need <= have {

@@ -125,8 +125,11 @@ func newLZMADecoder(stream, props []byte) (*lzmaDecoder, error) {
 	return z, nil
 }
 
-// memSize is the bytes the decoder state holds, for the cache budget.
-func (z *lzmaDecoder) memSize() int64 { return 1024 + int64(2*len(z.literal)) + 28*1024 }
+// memSize is the bytes the decoder state holds with the compressed stream
+// it reads, for the cache budget.
+func (z *lzmaDecoder) memSize() int64 {
+	return 1024 + int64(2*len(z.literal)) + 28*1024 + int64(len(z.in))
+}
 
 // The range coder lives in locals of decode (rng, cod and the input
 // position), passed through these small functions by value: they inline, so

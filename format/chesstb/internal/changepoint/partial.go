@@ -90,10 +90,14 @@ func NewPartial(p Params, total int) (*Partial, error) {
 	return &Partial{p: p, total: total, view: view, cnt: Block{p: p, bm: view.bm}}, nil
 }
 
-// PartialBytes bounds the memory a Partial over a block of p can grow to,
-// for a cache's byte budget (the payload itself not included).
-func (p Params) PartialBytes() int {
-	return (p.Positions/stride+2)*16 + (p.Positions/64+2)*2*12 + 512
+// Bytes is the memory the Partial holds now (the payload it reads not
+// included), for a cache's byte budget; it grows as lookups walk further.
+func (pa *Partial) Bytes() int {
+	n := 512 + cap(pa.snaps)*16
+	for i := range pa.walks {
+		n += cap(pa.walks[i].short)*8 + cap(pa.walks[i].cum)*4
+	}
+	return n
 }
 
 // readHeader parses and checks the header, and lays the streams out as
