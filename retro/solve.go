@@ -304,7 +304,6 @@ func (st *solveState) enumerate(ctx context.Context) error {
 		hi := min(ix.size, lo+chunk)
 		err := st.parallel(lo, hi, func(w int, a, b int64) error {
 			sc := &ws[w]
-			sc.keys = sc.keys[:0]
 			var board [64]chess.Piece
 			for i := a; i < b; i++ {
 				side, ok := ix.decode(i, &board)
@@ -337,12 +336,19 @@ func (st *solveState) enumerate(ctx context.Context) error {
 			return err
 		}
 		// Workers cover ascending ranges, so their keys in worker order
-		// keep epKeys sorted.
+		// keep epKeys sorted. A worker given no range this round keeps
+		// an empty list.
 		for w := range ws {
 			st.epKeys = append(st.epKeys, ws[w].keys...)
+			ws[w].keys = ws[w].keys[:0]
 		}
 		st.done += hi - lo
 		st.report("enumerate", 0, false)
+	}
+	for j := 1; j < len(st.epKeys); j++ {
+		if st.epKeys[j] <= st.epKeys[j-1] {
+			return fmt.Errorf("retro: solving %v: en-passant keys out of order at %d (internal error)", ix.mat, j)
+		}
 	}
 	st.legal = 0
 	for _, sc := range ws {
