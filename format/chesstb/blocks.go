@@ -90,8 +90,41 @@ const (
 	storedIllegal      = 7
 )
 
-// readWDL returns the stored 4-bit code of cell idx in frame c.
-func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64) (uint8, error) {
+// blockMemo remembers the last few WDL blocks one probe read. A rebuild
+// reads dozens of children, mostly from the same few blocks; the memo spares
+// each read after the first the shared cache's lock, map and LRU update. A
+// decoded block never changes, so a remembered one stays right even if the
+// cache drops it meanwhile. The zero value is empty; a nil memo remembers
+// nothing.
+type blockMemo struct {
+	keys [8]blockKey
+	data [8][]byte
+	next int
+}
+
+func (m *blockMemo) get(key blockKey) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	for i := range m.keys {
+		if m.keys[i] == key && m.data[i] != nil {
+			return m.data[i], true
+		}
+	}
+	return nil, false
+}
+
+func (m *blockMemo) put(key blockKey, data []byte) {
+	if m == nil {
+		return
+	}
+	m.keys[m.next], m.data[m.next] = key, data
+	m.next = (m.next + 1) % len(m.keys)
+}
+
+// readWDL returns the stored 4-bit code of cell idx in frame c, through
+// memo (which may be nil).
+func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64, memo *blockMemo) (uint8, error) {
 	f := &t.hdr.frames[c]
 	if f.singular {
 		return f.single, nil
@@ -104,11 +137,17 @@ func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64) (uint8, erro
 	if f.skipBlock(b) {
 		return storedIllegal, nil
 	}
-	data, err := t.block(ctx, c, b, func(comp []byte, size uint64) ([]byte, error) {
-		return decodeLZ4(comp, f.dict, size)
-	})
-	if err != nil {
-		return 0, err
+	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	data, ok := memo.get(key)
+	if !ok {
+		var err error
+		data, err = t.block(ctx, c, b, func(comp []byte, size uint64) ([]byte, error) {
+			return decodeLZ4(comp, f.dict, size)
+		})
+		if err != nil {
+			return 0, err
+		}
+		memo.put(key, data)
 	}
 	off := byteIdx % f.blockSize
 	if off >= uint64(len(data)) {
@@ -233,7 +272,7 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 		return lb.buf, nil
 	}
 	if want := min(lb.size, n+lzmaMaxMatch); len(lb.buf) < want {
-		grown := min(lb.size, max(want, len(lb.buf)*3/2, len(lb.buf)+lzmaMinGrowth))
+		grown := min(lb.size, max(want, len(lb.buf)*5/4, len(lb.buf)+lzmaMinGrowth))
 		nb := make([]byte, grown)
 		copy(nb, lb.buf[:pos])
 		delta := int64(grown - len(lb.buf))
