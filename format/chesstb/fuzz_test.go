@@ -110,7 +110,7 @@ func FuzzParseHeader(f *testing.F) {
 			}
 			for _, idx := range []uint64{0, cfg.positions / 2, cfg.positions - 1} {
 				if k == KindWDL {
-					_, _ = tf.readWDL(ctx, c, idx)
+					_, _ = tf.readWDL(ctx, c, idx, nil)
 				} else {
 					_, _, _ = tf.readRank(ctx, c, idx)
 				}

@@ -171,6 +171,8 @@ type prober struct {
 	// the same few tables once per child.
 	tabs    [8]proberTable
 	tabNext int
+	// wdlBlocks remembers the WDL blocks this probe read last.
+	wdlBlocks blockMemo
 }
 
 type proberTable struct {
@@ -299,7 +301,7 @@ func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
 	if err != nil {
 		return wIllegal, err
 	}
-	s, err := t.readWDL(p.ctx, c, idx)
+	s, err := t.readWDL(p.ctx, c, idx, &p.wdlBlocks)
 	if err != nil {
 		return wIllegal, err
 	}
@@ -330,7 +332,7 @@ func (p *prober) wdlStored(n *node, depth int) (uint8, error) {
 	if err != nil {
 		return storedIllegal, err
 	}
-	s, err := t.readWDL(p.ctx, c, idx)
+	s, err := t.readWDL(p.ctx, c, idx, &p.wdlBlocks)
 	if err == nil && s > storedIllegal {
 		err = t.fileErr(-1, corruptf("WDL code %d", s))
 	}
