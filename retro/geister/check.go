@@ -43,7 +43,39 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 		rk := &s.rankers[w]
 		cur := newCursor(rk, m)
 		var mv [32]model.Move
-		var ts [32]uint8
+		// Entries are checked in groups: first every child index of the
+		// group is computed, then the children's values are loaded in one
+		// tight loop, whose independent cache misses overlap (the twin
+		// table is far larger than the caches), then each entry's rule is
+		// tested.
+		const group = 64
+		type pending struct {
+			i        uint64
+			first, n int // children in ts[first:first+n]
+			lastBlue bool
+		}
+		var (
+			pend  [group]pending
+			ts    [group * 32]uint8
+			load  [group * 32]uint64 // twin indices to load
+			into  [group * 32]uint16 // where in ts each load goes
+			np    int
+			nts   int
+			nload int
+		)
+		flush := func() error {
+			for j, idx := range load[:nload] {
+				ts[into[j]] = twin[idx]
+			}
+			for _, e := range pend[:np] {
+				if want := model.Backup(ts[e.first:e.first+e.n], e.lastBlue); want != vals[e.i] {
+					p, _ := model.Unrank(m, e.i)
+					return fmt.Errorf("%w: %v entry %d (%v) holds %d, its children give %d", ErrInconsistent, m, e.i, p, vals[e.i], want)
+				}
+			}
+			np, nts, nload = 0, 0, 0
+			return nil
+		}
 		for i := lo; i < hi; i++ {
 			p, err := cur.at(i)
 			if err != nil {
@@ -67,23 +99,30 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 				}
 				continue
 			}
+			if np == group {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 			moves := p.Moves(mv[:0])
-			lastBlue := false
+			e := pending{i: i, first: nts, n: len(moves)}
 			f := turn(p)
-			for j, mo := range moves {
-				lastBlue = lastBlue || p.CapturesLastBlue(mo)
+			for _, mo := range moves {
+				e.lastBlue = e.lastBlue || p.CapturesLastBlue(mo)
 				if mo.Capture != model.Empty {
-					if ts[j], err = s.captureValue(rk, p.Play(mo)); err != nil {
+					if ts[nts], err = s.captureValue(rk, p.Play(mo)); err != nil {
 						return err
 					}
-					continue
+				} else {
+					load[nload] = f.child(rk, mo, p.OwnRed&mo.From.Bit() != 0)
+					into[nload] = uint16(nts)
+					nload++
 				}
-				ts[j] = twin[f.child(rk, mo, p.OwnRed&mo.From.Bit() != 0)]
+				nts++
 			}
-			if want := model.Backup(ts[:len(moves)], lastBlue); want != v {
-				return fmt.Errorf("%w: %v entry %d (%v) holds %d, its children give %d", ErrInconsistent, m, i, p, v, want)
-			}
+			pend[np] = e
+			np++
 		}
-		return nil
+		return flush()
 	})
 }
