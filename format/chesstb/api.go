@@ -70,11 +70,12 @@ func (p *prober) probeImpl(n *node, want metricMask, depth int) (nodeResult, err
 	bestDTM := r.dtm
 	for _, m := range eps {
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		var cr nodeResult
 		if cn.mat.bareKings() {
 			cr = nodeResult{wdl: wDraw, hasDTZ: best.hasDTZ, hasDTM: best.hasDTM}
-		} else if cr, err = p.probeImpl(&cn, want, depth+1); err != nil {
+		} else if cr, err = p.probeImpl(cn, want, depth+1); err != nil {
 			return nodeResult{}, err
 		}
 		my := cr.wdl.invert()

@@ -216,14 +216,15 @@ func (p *prober) overlay(n *node, r fullResult, depth int, only Metric) (fullRes
 	}
 	for _, m := range eps {
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		var cr fullResult
 		if cn.mat.bareKings() {
 			cr = fullResult{wdl: wDraw, hasDTZ: best.hasDTZ, hasDTM: best.hasDTM,
 				hasDTM50: best.hasDTM50, dtm50W: wDraw}
 		} else {
 			var err error
-			if cr, err = p.probeNodeOnly(&cn, 0, depth+1, only); err != nil {
+			if cr, err = p.probeNodeOnly(cn, 0, depth+1, only); err != nil {
 				return fullResult{}, err
 			}
 		}

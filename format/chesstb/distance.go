@@ -105,7 +105,8 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := p.childNode(n, &child, zeroing)
+		cn := p.childSlot(depth)
+		*cn = p.childNode(n, &child, zeroing)
 		var cw wdlv
 		var myD uint16
 		switch {
@@ -115,7 +116,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.wdlImpl(&cn, depth+1)
+				cw, err = p.wdlImpl(cn, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}
@@ -129,7 +130,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.wdlInternal(&cn, depth+1)
+				cw, err = p.wdlInternal(cn, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}
@@ -141,7 +142,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 					continue
 				}
 			}
-			cd, err := p.distance(KindDTZ, &cn, cw, depth+1)
+			cd, err := p.distance(KindDTZ, cn, cw, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return 0, err
@@ -190,7 +191,8 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 	for _, m := range p.legal(&n.pos, depth) {
 		anyLegal = true
 		child := n.pos.Play(m)
-		cn := p.childNode(n, &child, n.pos.IsZeroing(m))
+		cn := p.childSlot(depth)
+		*cn = p.childNode(n, &child, n.pos.IsZeroing(m))
 		var cw wdlv
 		var cd uint16
 		switch {
@@ -199,7 +201,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 		case cn.pos.EnPassant() != chess.NoSquare:
 			// The child's own cell knows nothing of the ep capture it
 			// offers, so it answers through the full probe with overlay.
-			cr, err := p.probeImpl(&cn, wantDTM, depth+1)
+			cr, err := p.probeImpl(cn, wantDTM, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return 0, err
@@ -219,7 +221,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.wdlInternal(&cn, depth+1)
+				cw, err = p.wdlInternal(cn, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}
@@ -231,7 +233,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 					continue
 				}
 			}
-			d, err := p.distance(KindDTM, &cn, cw, depth+1)
+			d, err := p.distance(KindDTM, cn, cw, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return 0, err

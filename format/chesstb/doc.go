@@ -31,8 +31,13 @@
 //  5. cellIndex maps the position to its cell (index.go: symmetry, king and
 //     pawn slices, binomial ranking, the header's per-colour permutation),
 //     and tableFile.readWDL / readRank fetch the cell through the block
-//     cache. Distance blocks are decoded lazily (lzma.go, lzmaBlock): only
-//     as far as the cell asked for, resumed by later probes.
+//     cache. Distance and pack blocks are decoded lazily (lzma.go,
+//     lzmaBlock): only as far as the cell asked for, resumed by later
+//     probes, in a buffer that grows with what is decoded and is charged to
+//     the budget as it grows; pack lookups go through a
+//     changepoint.Partial, whose index grows with them
+//     (changepoint_file.go). A probe keeps its last WDL blocks (blockMemo)
+//     and its rebuilds' child nodes (prober.nodes, one per depth) to itself.
 //
 // How a table file is opened (tablebase.go, header.go): Tablebase.table
 // opens a (Kind, material) pair once, searching each source's kind folder

@@ -283,11 +283,12 @@ func (p *prober) deriveDTCWin(n *node, rule50, depth int) (dtcCell, error) {
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		if cn.mat.bareKings() {
 			continue
 		}
-		cw, err := p.wdlImpl(&cn, depth+1)
+		cw, err := p.wdlImpl(cn, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}
@@ -309,7 +310,7 @@ func (p *prober) deriveDTCWin(n *node, rule50, depth int) (dtcCell, error) {
 					clock = noClock
 				}
 			}
-			cell, err := p.childDTC(&cn, cw, clock, depth+1)
+			cell, err := p.childDTC(cn, cw, clock, depth+1)
 			if err != nil {
 				return dtcCell{}, err
 			}
@@ -391,7 +392,8 @@ func (p *prober) deriveDTCLoss(n *node, rule50, depth int) (dtcCell, error) {
 		anyLegal = true
 		conversion := isConversion(&n.pos, m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		if conversion || cn.mat.bareKings() {
 			raiseAll(1)
 			unb.zeroing()
@@ -399,7 +401,7 @@ func (p *prober) deriveDTCLoss(n *node, rule50, depth int) (dtcCell, error) {
 		}
 		push := isPawnMove(&n.pos, m)
 		if cn.pos.EnPassant() != chess.NoSquare {
-			wins, ok, err := p.epConversionWins(&cn, depth+1)
+			wins, ok, err := p.epConversionWins(cn, depth+1)
 			if err != nil {
 				return dtcCell{}, err
 			}
@@ -412,7 +414,7 @@ func (p *prober) deriveDTCLoss(n *node, rule50, depth int) (dtcCell, error) {
 				continue
 			}
 		}
-		if err := p.dtcCurveOf(&cn, wWin, &curve); err != nil {
+		if err := p.dtcCurveOf(cn, wWin, &curve); err != nil {
 			return dtcCell{}, err
 		}
 		if push {
@@ -455,14 +457,15 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		if cn.mat.bareKings() {
 			if winning {
 				continue // a draw no cursed win would take
 			}
 			return dtcCell{}, errUnresolved
 		}
-		cw, err := p.wdlImpl(&cn, depth+1)
+		cw, err := p.wdlImpl(cn, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}
@@ -476,7 +479,7 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 			unb.zeroing()
 			continue
 		}
-		cell, err := p.dtcInternal(&cn, cw, noClock, depth+1)
+		cell, err := p.dtcInternal(cn, cw, noClock, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}

@@ -184,7 +184,8 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		childClock := rule50 + 1
 		if zeroing {
 			childClock = 0
@@ -199,7 +200,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 				cd.wdl = wLose
 			}
 		case cn.pos.EnPassant() != chess.NoSquare:
-			cr, err := p.probeNode(&cn, childClock, depth+1)
+			cr, err := p.probeNode(cn, childClock, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return dtm50Result{}, err
@@ -216,7 +217,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 			cw := wWin
 			if w != wLose {
 				var err error
-				cw, err = p.wdlInternal(&cn, depth+1)
+				cw, err = p.wdlInternal(cn, depth+1)
 				if !childUnknown(err) {
 					return dtm50Result{}, err
 				}
@@ -229,7 +230,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 				}
 			}
 			var err error
-			cd, err = p.dtm50Internal(&cn, cw, childClock, depth+1)
+			cd, err = p.dtm50Internal(cn, cw, childClock, depth+1)
 			if err != nil {
 				return dtm50Result{}, err
 			}
@@ -328,7 +329,8 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		var cw wdlv
 		var cd uint16
 		switch {
@@ -336,7 +338,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 			cw, cd = wDraw, 0
 			z.zeroing(wDraw)
 		case cn.pos.EnPassant() != chess.NoSquare:
-			cr, err := p.probeNode(&cn, noClock, depth+1)
+			cr, err := p.probeNode(cn, noClock, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return dtm50Result{}, err
@@ -355,7 +357,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 			raw := wWin
 			if w != wLose {
 				var err error
-				raw, err = p.wdlInternal(&cn, depth+1)
+				raw, err = p.wdlInternal(cn, depth+1)
 				if !childUnknown(err) {
 					return dtm50Result{}, err
 				}
@@ -368,7 +370,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 					continue
 				}
 			}
-			cr, err := p.dtm50Internal(&cn, raw, noClock, depth+1)
+			cr, err := p.dtm50Internal(cn, raw, noClock, depth+1)
 			if err != nil {
 				return dtm50Result{}, err
 			}

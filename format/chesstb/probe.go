@@ -173,6 +173,22 @@ type prober struct {
 	tabNext int
 	// wdlBlocks remembers the WDL blocks this probe read last.
 	wdlBlocks blockMemo
+	// nodes holds the child a rebuild at each depth is looking at, like
+	// moves: a local node whose address goes into the recursive probe
+	// would be moved to the heap, one allocation per child.
+	nodes [maxDepth + 2]node
+}
+
+// childSlot is where a rebuild at depth keeps its current child. A loop at
+// depth d owns slot d+1 for one child at a time; everything it hands the
+// child to works at depth d+1 or deeper, so writes only slots past d+1.
+// Past the last slot (never, with the depth bound) a fresh node is handed
+// out rather than one shared.
+func (p *prober) childSlot(depth int) *node {
+	if depth+1 < len(p.nodes) {
+		return &p.nodes[depth+1]
+	}
+	return new(node)
 }
 
 type proberTable struct {
@@ -385,13 +401,14 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 		anyLegal = true
 		zeroing := n.pos.IsZeroing(m)
 		child := n.pos.Play(m)
-		cn := p.childNode(n, &child, zeroing)
+		cn := p.childSlot(depth)
+		*cn = p.childNode(n, &child, zeroing)
 		var mw wdlv
 		switch {
 		case cn.mat.bareKings():
 			mw = wDraw
 		case zeroing:
-			cw, err := p.wdlImpl(&cn, depth+1)
+			cw, err := p.wdlImpl(cn, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}
@@ -401,7 +418,7 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 			}
 			mw = cw.invert()
 		default:
-			cs, err := p.wdlStored(&cn, depth+1)
+			cs, err := p.wdlStored(cn, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}

@@ -17,11 +17,12 @@ func (p *prober) relaxBound(n *node, depth int) (wdlv, error) {
 			continue
 		}
 		child := n.pos.Play(m)
-		cn := p.nodeOf(&child)
+		cn := p.childSlot(depth)
+		*cn = p.nodeOf(&child)
 		cw := wDraw
 		if !cn.mat.bareKings() {
 			var err error
-			cw, err = p.wdlImpl(&cn, depth+1)
+			cw, err = p.wdlImpl(cn, depth+1)
 			if !childUnknown(err) {
 				return wIllegal, err
 			}
