@@ -1,6 +1,9 @@
 package geister
 
-import "testing"
+import (
+	"math/bits"
+	"testing"
+)
 
 // TestRankerOracle checks the builder's cached Ranker and UnrankBlock on
 // every row of rank.tsv and values.tsv (all 256 materials): the index is
@@ -88,4 +91,42 @@ func TestHalvesToggle(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkRankerChildren ranks the children of random positions the way
+// the table builder does: through a Ranker, from the turned board's halves
+// with the moving piece's two squares toggled. Set it against BenchmarkRank
+// (a position ranked from scratch); the rate is children per second.
+func BenchmarkRankerChildren(b *testing.B) {
+	ps := benchPositions(b, 1<<12)
+	var r Ranker
+	var mv []Move
+	b.ResetTimer()
+	start := cpuTime()
+	var sink uint64
+	n := 0
+	for i := 0; n < b.N; i++ {
+		p := ps[i&(1<<12-1)]
+		cm := p.Material().Swap()
+		own, opp := bits.Reverse64(p.OppBlue), bits.Reverse64(p.Own())
+		ha, hb, hu := HalvesOf(own), HalvesOf(bits.Reverse64(p.OppRed)), HalvesOf(opp)
+		oppRed := bits.Reverse64(p.OwnRed)
+		mv = p.Moves(mv[:0])
+		for _, m := range mv {
+			if m.Capture != Empty {
+				continue
+			}
+			from, to := 63-m.From, 63-m.To
+			flip := uint64(1)<<from | uint64(1)<<to
+			red := oppRed
+			if p.OwnRed&m.From.Bit() != 0 {
+				red ^= flip
+			}
+			idx, _ := r.RankHalves(cm, ha, hb, hu.Toggle(from).Toggle(to), opp^flip, red)
+			sink += idx
+			n++
+		}
+	}
+	_ = sink
+	rate(b, n, start, "ranks")
 }
