@@ -154,6 +154,23 @@ func FuzzLZMA(f *testing.F) {
 		if !bytes.Equal(out, got) {
 			t.Fatal("resumed decode differs")
 		}
+		// Through a block whose buffer grows as it decodes.
+		if z, err = newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:]); err != nil {
+			t.Fatal(err)
+		}
+		lb := newLZMABlock(z, int(size))
+		var data []byte
+		for n := 1; ; n = n*3 + 1 {
+			if data, err = lb.upTo(n); err != nil {
+				t.Fatalf("growing decode fails where the whole one did not: %v", err)
+			}
+			if n >= int(size) {
+				break
+			}
+		}
+		if !bytes.Equal(data[:size], got) {
+			t.Fatal("growing decode differs")
+		}
 	})
 }
 
