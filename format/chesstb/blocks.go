@@ -301,6 +301,23 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	return lb.buf, nil
 }
 
+// lzmaDecoder reads compressed block b of frame c and prepares its
+// decoder; the format keeps the LZMA properties after the stream.
+func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64) (*lzmaDecoder, error) {
+	comp, err := t.readCompressed(ctx, c, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(comp) < lzmaPropsSize {
+		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
+	}
+	z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+	if err != nil {
+		return nil, corruptf("LZMA: %v", err)
+	}
+	return z, nil
+}
+
 // rankBlock returns block b of distance frame c decoded at least through
 // byte need, through the shared cache.
 func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([]byte, error) {
@@ -311,16 +328,9 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		}
 	}
 	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
-		comp, err := t.readCompressed(ctx, c, b)
+		z, err := t.lzmaDecoder(ctx, c, b)
 		if err != nil {
 			return nil, 0, err
-		}
-		if len(comp) < lzmaPropsSize {
-			return nil, 0, corruptf("LZMA block of %d bytes has no properties", len(comp))
-		}
-		z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
-		if err != nil {
-			return nil, 0, corruptf("LZMA: %v", err)
 		}
 		lb := newLZMABlock(z, int(t.hdr.frames[c].blockBytes(b)))
 		if _, err := lb.upTo(need); err != nil {

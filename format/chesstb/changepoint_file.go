@@ -60,16 +60,9 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 			if err != nil {
 				return nil, 0, corruptf("%v", err)
 			}
-			comp, err := t.readCompressed(ctx, c, b)
+			z, err := t.lzmaDecoder(ctx, c, b)
 			if err != nil {
 				return nil, 0, err
-			}
-			if len(comp) < lzmaPropsSize {
-				return nil, 0, corruptf("LZMA block of %d bytes has no properties", len(comp))
-			}
-			z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
-			if err != nil {
-				return nil, 0, corruptf("LZMA: %v", err)
 			}
 			pb := &packBlock{lzmaBlock: newLZMABlock(z, int(usize)), part: pa}
 			pb.onGrow = func(delta int64) { t.cache.resize(key, pb, delta) }
