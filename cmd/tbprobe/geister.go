@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/tbfs/tbfs/format/geister"
@@ -18,13 +19,15 @@ import (
 )
 
 // geisterUsage is printed for -h and for usage errors.
-const geisterUsage = `usage: tbprobe geister [--tables URL]... [--json] [--children] [BOARD...]
+const geisterUsage = `usage: tbprobe geister [--tables URL]... [--json] [--children] [--parallel N] [BOARD...]
 
 Probes Geister perfect-information tables. A BOARD is either the readable
 notation (six rows separated by '/', row 1 = the side to move's exit row
 first, columns A..F; B R own blue/red, b r opponent blue/red, . empty) or a
 48-character GAT board with every colour known. With no BOARD, boards are
-read one per line from standard input ('#' starts a comment line).
+read one per line from standard input ('#' starts a comment line) and
+--parallel of them (default: one per CPU) are probed at once; the answers
+print in input order.
 
 The value is the stored byte: 0 no result within 210 plies (draw), odd v the
 side to move wins in v plies, even v it loses in v plies. With --children
@@ -87,8 +90,13 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Var(&tables, "tables", "location of table files: a directory, file://, s3://, http(s):// URL (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON object per board")
 	children := fs.Bool("children", false, "list every legal move with its child's value")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	if *parallel < 1 {
+		fmt.Fprintf(stderr, "tbprobe geister: --parallel %d: want at least 1\n", *parallel)
+		return 2
 	}
 	if len(tables) == 0 {
 		dir, err := defaultGeisterTables()
@@ -122,8 +130,8 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	answer := func(board string) {
-		ans := probeGeister(ctx, tb, board, *children)
+	work := func(board string) geisterJSON { return probeGeister(ctx, tb, board, *children) }
+	emit := func(ans geisterJSON) {
 		if ans.Error != "" {
 			failed = true
 		}
@@ -134,7 +142,10 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		writeGeisterText(out, ans)
 	}
-	if err := eachInput(ctx, fs.Args(), stdin, "boards", answer); err != nil {
+	feed := func(submit func(string)) error {
+		return eachInput(ctx, fs.Args(), stdin, "boards", submit)
+	}
+	if err := inOrder(*parallel, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		failed = true
 	}

@@ -47,11 +47,20 @@ func geisterOracle(t *testing.T) (boards []string, values []int) {
 
 // TestGeisterCLIOracle feeds every committed oracle board (both notations)
 // on standard input and checks each JSON answer against the reference
-// value.
+// value, probing one board at a time and several at once.
 func TestGeisterCLIOracle(t *testing.T) {
+	for _, parallel := range []string{"1", "4"} {
+		t.Run("parallel-"+parallel, func(t *testing.T) {
+			testGeisterCLIOracle(t, parallel)
+		})
+	}
+}
+
+// testGeisterCLIOracle is one run of TestGeisterCLIOracle with --parallel set.
+func testGeisterCLIOracle(t *testing.T, parallel string) {
 	boards, values := geisterOracle(t)
 	var stdout, stderr bytes.Buffer
-	code := runGeister(context.Background(), []string{"--json", "--tables", testenv.Testdata(t, "geister")},
+	code := runGeister(context.Background(), []string{"--json", "--parallel", parallel, "--tables", testenv.Testdata(t, "geister")},
 		strings.NewReader(strings.Join(boards, "\n")+"\n"), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())

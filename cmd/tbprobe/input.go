@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // maxInputLine bounds one line of standard input (a FEN or a board), so a
@@ -43,4 +44,76 @@ func eachInput(ctx context.Context, args []string, stdin io.Reader, what string,
 		return fmt.Errorf("reading %s: %w", what, err)
 	}
 	return ctx.Err()
+}
+
+// inOrder runs work on each input that feed submits, on up to workers
+// goroutines at once, and hands the results to emit one at a time in the
+// order the inputs came. Each result leaves as soon as it and every earlier
+// one are done, so a slow position delays only the output behind it, never
+// the work. Before emit would wait for a result still being worked on,
+// inOrder calls idle (the caller flushes its output there): a client that
+// sends one line and waits for its answer is never left waiting on a
+// buffer. The error is feed's.
+func inOrder[R any](workers int, feed func(submit func(string)) error, work func(string) R, emit func(R), idle func()) error {
+	if workers <= 1 {
+		err := feed(func(in string) {
+			emit(work(in))
+			idle()
+		})
+		idle()
+		return err
+	}
+	type job struct {
+		in  string
+		out chan R
+	}
+	jobs := make(chan job)
+	// pending bounds how far the input may run ahead of the output, so
+	// memory stays bounded behind one slow position.
+	pending := make(chan chan R, 16*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				j.out <- work(j.in)
+			}
+		})
+	}
+	feedErr := make(chan error, 1)
+	go func() {
+		err := feed(func(in string) {
+			out := make(chan R, 1)
+			pending <- out
+			jobs <- job{in, out}
+		})
+		close(jobs)
+		close(pending)
+		feedErr <- err
+	}()
+	for {
+		// Whatever is about to be waited for, the next input or the
+		// next result, the output so far leaves first.
+		var out chan R
+		var ok bool
+		select {
+		case out, ok = <-pending:
+		default:
+			idle()
+			out, ok = <-pending
+		}
+		if !ok {
+			break
+		}
+		var r R
+		select {
+		case r = <-out:
+		default:
+			idle()
+			r = <-out
+		}
+		emit(r)
+	}
+	idle()
+	wg.Wait()
+	return <-feedErr
 }

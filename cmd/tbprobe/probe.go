@@ -6,19 +6,22 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/render"
 )
 
 // probeUsage is printed for -h and for usage errors of the main command.
-const probeUsage = `usage: tbprobe [--tables URL]... [--hmc N] [--cache-size SIZE] [--json] [--children] [--plugin-dir DIR] [FEN...]
+const probeUsage = `usage: tbprobe [--tables URL]... [--hmc N] [--cache-size SIZE] [--json] [--children] [--parallel N] [--plugin-dir DIR] [FEN...]
        tbprobe bench|ls|info|verify|serve|mate|geister [flags] (tbprobe CMD -h for each)
 
 Probes chess endgame tables (chesstb). With no FEN, FENs are read one per line
 from standard input and answered in order as they arrive ('#' starts a comment
-line). Missing trailing FEN fields default (white to move, no castling, no en
-passant, clocks 0 1) and '_' may stand for a space.
+line). --parallel positions (default: one per CPU) are probed at once, so a
+batch uses every core; the answers still print in input order. Missing
+trailing FEN fields default (white to move, no castling, no en passant,
+clocks 0 1) and '_' may stand for a space.
 
 Exit status: 0 every position answered, 1 some failed (each failure on its own
 line), 2 usage error.
@@ -46,9 +49,14 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var opts probeOptions
 	fs.IntVar(&opts.hmc, "hmc", -1, "half-move clock to probe at, overriding the FEN's fifth field")
 	fs.BoolVar(&opts.json, "json", false, "print one JSON object per position")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "positions probed at once in batch mode (answers still print in input order)")
 	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first by DTZ under the 50-move rule at the FEN's clock (the prober's root ranking)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	if *parallel < 1 {
+		fmt.Fprintf(stderr, "tbprobe: --parallel %d: want at least 1\n", *parallel)
+		return 2
 	}
 	if opts.hmc > 1000 || opts.hmc < -1 {
 		fmt.Fprintf(stderr, "tbprobe: --hmc %d: want a half-move clock from 0 to 1000\n", opts.hmc)
@@ -64,30 +72,41 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	answer := func(fen string) {
-		rep, err := probeFEN(ctx, ts, fen, opts)
-		if err != nil {
-			failed = true
-			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", fen, err)
-			if opts.json {
-				out.Write(render.JSON(&render.Report{FEN: fen, Error: err.Error()}))
-			}
-		} else {
-			if rep.Error != "" {
-				failed = true
-				fmt.Fprintf(stderr, "tbprobe: %s: %s\n", rep.FEN, rep.Error)
-			}
-			if opts.json {
-				out.Write(render.JSON(rep))
-			} else {
-				out.Write(render.Text(rep))
-			}
-		}
-		// Each answer leaves at once, so a script feeding FENs one at a
-		// time through a pipe gets each answer before it sends the next.
-		out.Flush()
+	type answer struct {
+		fen string
+		rep *render.Report
+		err error
 	}
-	if err := eachInput(ctx, fs.Args(), stdin, "FENs", answer); err != nil {
+	work := func(fen string) answer {
+		rep, err := probeFEN(ctx, ts, fen, opts)
+		return answer{fen, rep, err}
+	}
+	emit := func(a answer) {
+		if a.err != nil {
+			failed = true
+			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", a.fen, a.err)
+			if opts.json {
+				out.Write(render.JSON(&render.Report{FEN: a.fen, Error: a.err.Error()}))
+			}
+			return
+		}
+		if a.rep.Error != "" {
+			failed = true
+			fmt.Fprintf(stderr, "tbprobe: %s: %s\n", a.rep.FEN, a.rep.Error)
+		}
+		if opts.json {
+			out.Write(render.JSON(a.rep))
+		} else {
+			out.Write(render.Text(a.rep))
+		}
+	}
+	feed := func(submit func(string)) error {
+		return eachInput(ctx, fs.Args(), stdin, "FENs", submit)
+	}
+	// Output is flushed whenever the next answer is not ready yet, so a
+	// script feeding FENs one at a time through a pipe gets each answer
+	// before it sends the next.
+	if err := inOrder(*parallel, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		failed = true
 	}

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 )
@@ -76,30 +81,33 @@ func decodeLines(t *testing.T, out string) []map[string]any {
 
 // TestProbeJSONOracle feeds every oracle position to the binary through
 // standard input (batch mode) and checks each printed object key by key
-// against the reference prober's row.
+// against the reference prober's row, probing one position at a time and
+// several at once: the answers must come back in input order either way.
 func TestProbeJSONOracle(t *testing.T) {
 	for _, set := range oracleSets(t) {
-		t.Run(set.name, func(t *testing.T) {
-			var rows []chesstboracle.Row
-			for _, f := range set.probe {
-				rows = append(rows, chesstboracle.Read(t, f)...)
-			}
-			var in strings.Builder
-			for _, r := range rows {
-				in.WriteString(r.FEN + "\n")
-			}
-			res := runBin(t, in.String(), nil, append(set.tablesArgs(), "--json")...)
-			if res.code != 0 {
-				t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
-			}
-			objs := decodeLines(t, res.stdout)
-			if len(objs) != len(rows) {
-				t.Fatalf("%d answers for %d positions", len(objs), len(rows))
-			}
-			for i, r := range rows {
-				checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
-			}
-		})
+		for _, parallel := range []string{"1", "3"} {
+			t.Run(set.name+"/parallel-"+parallel, func(t *testing.T) {
+				var rows []chesstboracle.Row
+				for _, f := range set.probe {
+					rows = append(rows, chesstboracle.Read(t, f)...)
+				}
+				var in strings.Builder
+				for _, r := range rows {
+					in.WriteString(r.FEN + "\n")
+				}
+				res := runBin(t, in.String(), nil, append(set.tablesArgs(), "--json", "--parallel", parallel)...)
+				if res.code != 0 {
+					t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+				}
+				objs := decodeLines(t, res.stdout)
+				if len(objs) != len(rows) {
+					t.Fatalf("%d answers for %d positions", len(objs), len(rows))
+				}
+				for i, r := range rows {
+					checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
+				}
+			})
+		}
 	}
 }
 
@@ -307,5 +315,57 @@ func TestBatchJSONInOrder(t *testing.T) {
 	}
 	if _, ok := objs[1]["error"]; !ok || objs[1]["fen"] != "nonsense" || len(objs[1]) != 4 {
 		t.Errorf("failed line printed as %v, want fen, error (and the false mate flags)", objs[1])
+	}
+}
+
+// TestBatchStreams plays a client that writes one FEN, waits for its
+// answer, then writes the next, with several probers at work: each answer
+// must arrive while standard input is still open, so batch mode never sits
+// on a finished answer waiting for more input. Values are seed_cases.tsv's.
+func TestBatchStreams(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tbprobeBin, "--json", "--parallel", "4")
+	cmd.Dir = t.TempDir()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stdout)
+	for _, tt := range []struct {
+		fen      string
+		dtz, dtm float64
+	}{
+		{"8/8/8/5k2/8/8/1Q6/K7 w - - 0 1", 19, 19}, // seed_cases.tsv: WIN 19 ... 19
+		{"8/8/8/k7/8/8/K4P2/8 w - - 0 1", 19, 51},  // seed_cases.tsv: WIN 19 ... 51
+	} {
+		if _, err := io.WriteString(stdin, tt.fen+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %s while input stays open: %v", tt.fen, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("answer %q: %v", line, err)
+		}
+		if m["fen"] != tt.fen || m["wdl"] != float64(2) || m["dtz"] != tt.dtz || m["dtm"] != tt.dtm {
+			t.Errorf("answer %v, want %s with wdl 2, dtz %v, dtm %v", m, tt.fen, tt.dtz, tt.dtm)
+		}
+	}
+	stdin.Close()
+	if rest, _ := io.ReadAll(lines); len(rest) != 0 {
+		t.Errorf("output after the last answer: %q", rest)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("tbprobe: %v", err)
 	}
 }
