@@ -4,7 +4,13 @@
 // checkout around it.
 package testdata
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
 
 // ChessTB holds testdata/chesstb's table folders (wdl/, dtz/, dtm/) and the
 // table files of the packs/ folder (a DTC and a DTM50 pack stored at that
@@ -21,3 +27,57 @@ var ChessTB embed.FS
 // folders. Every program that serves the embedded fixtures reads this list,
 // so they all see the same tables.
 var ChessTBRoots = []string{"chesstb", "chesstb/packs"}
+
+// ChessTBRoot returns dir, one of ChessTBRoots, as a file system of its own
+// in which every other root below it is left out: "chesstb" holds
+// "chesstb/packs", and a listing of both roots should show each table once,
+// not the packs a second time as packs/X.
+func ChessTBRoot(dir string) (fs.FS, error) {
+	sub, err := fs.Sub(ChessTB, dir)
+	if err != nil {
+		return nil, err
+	}
+	var hidden []string
+	for _, other := range ChessTBRoots {
+		if rel, ok := strings.CutPrefix(other, dir+"/"); ok {
+			hidden = append(hidden, rel)
+		}
+	}
+	return withoutDirs{sub, hidden}, nil
+}
+
+// withoutDirs is a file system with some directories, and everything in
+// them, absent.
+type withoutDirs struct {
+	fsys   fs.FS
+	hidden []string // slash-separated paths relative to fsys's root
+}
+
+// isHidden reports whether name is a hidden directory or lies in one.
+func (w withoutDirs) isHidden(name string) bool {
+	for _, h := range w.hidden {
+		if name == h || strings.HasPrefix(name, h+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Open opens name unless it is hidden.
+func (w withoutDirs) Open(name string) (fs.File, error) {
+	if w.isHidden(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return w.fsys.Open(name)
+}
+
+// ReadDir lists the directory name without its hidden entries.
+func (w withoutDirs) ReadDir(name string) ([]fs.DirEntry, error) {
+	if w.isHidden(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	ents, err := fs.ReadDir(w.fsys, name)
+	return slices.DeleteFunc(ents, func(e fs.DirEntry) bool {
+		return w.isHidden(path.Join(name, e.Name()))
+	}), err
+}

@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -204,7 +203,7 @@ func openTables(ctx context.Context, urls []string, cfg mountConfig) ([]*tableSo
 func embeddedTables() ([]*tableSource, error) {
 	var out []*tableSource
 	for _, dir := range testdata.ChessTBRoots {
-		sub, err := fs.Sub(testdata.ChessTB, dir)
+		sub, err := testdata.ChessTBRoot(dir)
 		if err != nil {
 			closeAll(out)
 			return nil, fmt.Errorf("embedded tables %s: %w", dir, err)

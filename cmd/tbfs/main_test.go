@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
+	"github.com/tbfs/tbfs/testdata"
 )
 
 var (
@@ -245,6 +247,19 @@ func TestDefaultTables(t *testing.T) {
 	})
 	if err != nil || files == 0 {
 		t.Fatalf("walking tables/: %d files, %v", files, err)
+	}
+	// Each embedded table shows once: the packs root lies inside the
+	// other root, yet tables/ must not list its files a second time as
+	// packs/X.
+	var embedded int
+	fs.WalkDir(testdata.ChessTB, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			embedded++
+		}
+		return err
+	})
+	if files != embedded {
+		t.Errorf("tables/ lists %d files; %d tables are embedded", files, embedded)
 	}
 	for _, want := range []string{"KQK.lzdtm50", "KPK.lzdtc", "wdl/KQK.lzw"} {
 		if _, err := os.Stat(filepath.Join(mnt, "tables", want)); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"strconv"
 	"strings"
 
@@ -67,7 +66,7 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	opts := stack.Options{CacheBytes: int64(tf.cacheSize)}
 	if len(tf.tables) == 0 {
 		for _, dir := range testdata.ChessTBRoots {
-			sub, err := fs.Sub(testdata.ChessTB, dir)
+			sub, err := testdata.ChessTBRoot(dir)
 			if err != nil {
 				return nil, err
 			}
