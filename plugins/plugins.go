@@ -110,6 +110,8 @@ func Code(err error) pluginpb.ErrorCode {
 		return pluginpb.ErrorCode_OK
 	case errors.Is(err, io.EOF):
 		return pluginpb.ErrorCode_END_OF_OBJECT
+	case errors.Is(err, source.ErrChanged):
+		return pluginpb.ErrorCode_CHANGED
 	case errors.Is(err, source.ErrNotFound):
 		return pluginpb.ErrorCode_NOT_FOUND
 	case errors.Is(err, source.ErrInvalid):
@@ -149,6 +151,9 @@ func FromError(e *pluginpb.Error) error {
 		kind = source.ErrUnsupported
 	case pluginpb.ErrorCode_CLOSED:
 		kind = source.ErrClosed
+	case pluginpb.ErrorCode_CHANGED:
+		// Changed is permanent as well, as source.Changed makes it.
+		kind = source.Permanent(source.ErrChanged)
 	default:
 		return source.Permanent(fmt.Errorf("plugin sent unknown error code %d: %s", e.Code, msg))
 	}

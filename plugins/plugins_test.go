@@ -30,6 +30,9 @@ func TestErrorRoundTrip(t *testing.T) {
 		{fmt.Errorf("list: %w", source.ErrUnsupported), source.ErrUnsupported, pluginpb.ErrorCode_UNSUPPORTED},
 		{fmt.Errorf("gone: %w", source.ErrClosed), source.ErrClosed, pluginpb.ErrorCode_CLOSED},
 		{io.EOF, io.EOF, pluginpb.ErrorCode_END_OF_OBJECT},
+		// A replaced object stays both changed and permanent.
+		{source.Changed("ETag %q became %q", "a", "b"), source.ErrChanged, pluginpb.ErrorCode_CHANGED},
+		{source.Changed("ETag %q became %q", "a", "b"), source.ErrPermanent, pluginpb.ErrorCode_CHANGED},
 		// A plugin that cannot say its failure is retryable is not retried.
 		{errors.New("unclassified"), source.ErrPermanent, pluginpb.ErrorCode_PERMANENT},
 		{context.DeadlineExceeded, source.ErrTransient, pluginpb.ErrorCode_TRANSIENT},

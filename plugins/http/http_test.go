@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"
@@ -125,6 +128,60 @@ func TestSameAsBuiltIn(t *testing.T) {
 		lb, errB := source.List(ctx, plug, prefix)
 		if kind(errA) != kind(errB) || !slices.Equal(la, lb) {
 			t.Errorf("List(%q): built-in %v, %v; plugin %v, %v", prefix, la, errA, lb, errB)
+		}
+	}
+}
+
+// TestReplacedObject: a file replaced on the server by another of the same
+// size after it was opened must fail the next read as source.ErrChanged
+// through the plugin, as it does through the built-in transport (the
+// arbiter), never return bytes of the new file under the old version.
+func TestReplacedObject(t *testing.T) {
+	p := loadPlugin(t)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "table.bin")
+	old := bytes.Repeat([]byte("old!"), 1024)
+	if err := os.WriteFile(name, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := httptest.Serve(t, dir)
+	ctx := context.Background()
+	builtin, err := srchttp.New(base, srchttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer builtin.Close()
+	plug, err := p.OpenURL(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plug.Close()
+	var objs []source.Object
+	for _, src := range []source.Source{builtin, plug} {
+		o, err := src.Open(ctx, "table.bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Close()
+		buf := make([]byte, 8)
+		if _, err := o.ReadAt(ctx, buf, 0, source.HintData); err != nil || !bytes.Equal(buf, old[:8]) {
+			t.Fatalf("first read: %q, %v", buf, err)
+		}
+		objs = append(objs, o)
+	}
+	// Same size, other bytes, a later modification time: a new version.
+	if err := os.WriteFile(name, bytes.Repeat([]byte("new!"), 1024), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(name, later, later); err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range objs {
+		buf := make([]byte, 8)
+		n, err := o.ReadAt(ctx, buf, 16, source.HintData)
+		if !errors.Is(err, source.ErrChanged) || !errors.Is(err, source.ErrPermanent) {
+			t.Errorf("transport %d: read after replacement: %d bytes %q, %v; want ErrChanged", i, n, buf[:n], err)
 		}
 	}
 }

@@ -42,6 +42,10 @@ const (
 	ErrorCode_UNSUPPORTED   ErrorCode = 5
 	ErrorCode_CLOSED        ErrorCode = 6
 	ErrorCode_END_OF_OBJECT ErrorCode = 7
+	// CHANGED: the object was replaced after it was opened (source.ErrChanged,
+	// a permanent failure). A host that predates the code reads it as
+	// unknown, which it treats as permanent too.
+	ErrorCode_CHANGED ErrorCode = 8
 )
 
 // Enum value maps for ErrorCode.
@@ -55,6 +59,7 @@ var (
 		5: "UNSUPPORTED",
 		6: "CLOSED",
 		7: "END_OF_OBJECT",
+		8: "CHANGED",
 	}
 	ErrorCode_value = map[string]int32{
 		"OK":            0,
@@ -65,6 +70,7 @@ var (
 		"UNSUPPORTED":   5,
 		"CLOSED":        6,
 		"END_OF_OBJECT": 7,
+		"CHANGED":       8,
 	}
 )
 
@@ -1102,7 +1108,7 @@ const file_source_proto_rawDesc = "" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\"n\n" +
 	"\fListResponse\x120\n" +
 	"\aentries\x18\x01 \x03(\v2\x16.tbfs.plugins.v1.EntryR\aentries\x12,\n" +
-	"\x05error\x18\x02 \x01(\v2\x16.tbfs.plugins.v1.ErrorR\x05error*}\n" +
+	"\x05error\x18\x02 \x01(\v2\x16.tbfs.plugins.v1.ErrorR\x05error*\x8a\x01\n" +
 	"\tErrorCode\x12\x06\n" +
 	"\x02OK\x10\x00\x12\r\n" +
 	"\tNOT_FOUND\x10\x01\x12\v\n" +
@@ -1112,7 +1118,8 @@ const file_source_proto_rawDesc = "" +
 	"\vUNSUPPORTED\x10\x05\x12\n" +
 	"\n" +
 	"\x06CLOSED\x10\x06\x12\x11\n" +
-	"\rEND_OF_OBJECT\x10\a*'\n" +
+	"\rEND_OF_OBJECT\x10\a\x12\v\n" +
+	"\aCHANGED\x10\b*'\n" +
 	"\x04Hint\x12\b\n" +
 	"\x04DATA\x10\x00\x12\n" +
 	"\n" +
