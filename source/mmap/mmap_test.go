@@ -170,3 +170,47 @@ func TestCloseDuringReads(t *testing.T) {
 		src.Close()
 	}
 }
+
+// TestTruncatedInPlace: a mapped file cut short by another program makes
+// the pages past its new end fault (SIGBUS). A read there must come back as
+// a permanent error naming the file, and the process must live on to read
+// the part that is still there.
+func TestTruncatedInPlace(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "t.bin")
+	const size = 1 << 16
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ctx := context.Background()
+	o, err := src.Open(ctx, "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if err := os.Truncate(name, 4096); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	n, err := o.ReadAt(ctx, buf, size-4096, source.HintData)
+	if !errors.Is(err, source.ErrPermanent) || n != 0 {
+		t.Fatalf("read past the new end: %d bytes, %v; want a permanent error", n, err)
+	}
+	var serr *source.Error
+	if !errors.As(err, &serr) || serr.Name != "t.bin" {
+		t.Errorf("error %v does not name the file", err)
+	}
+	// The first page is still in the file and reads as written.
+	if n, err := o.ReadAt(ctx, buf, 16, source.HintData); err != nil || n != 16 || buf[0] != 16 {
+		t.Errorf("read inside the new end: %d bytes %v, %v", n, buf, err)
+	}
+}
