@@ -22,12 +22,13 @@ import (
 )
 
 // benchUsage is printed for bench -h.
-const benchUsage = `usage: tbprobe bench (--positions FILE | --random N [--seed S] [--write FILE]) [--tables URL]... [--parallel P] [--json]
+const benchUsage = `usage: tbprobe bench (--positions FILE | --random N [--seed S] [--write FILE]) [--tables URL]... [--parallel P] [--wdl] [--json]
 
 Probes every position twice: cold (fresh tables, empty caches) and warm (the
 same tables again), and reports for each pass probes/s, latency p50/p99, the
 source cache's hit rate, the requests and bytes the transport served, and
-the process's CPU time (probes per CPU second).
+the process's CPU time (probes per CPU second). A probe asks for every
+metric (Probe), or with --wdl for the WDL class alone.
 Positions come from a file (one FEN per line) or are drawn at random from
 the materials the tables hold (legal placements, either side to move) with a
 fixed seed; --write saves them.
@@ -67,6 +68,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Uint64("seed", 1, "seed for --random")
 	write := fs.String("write", "", "with --random, also write the positions to this file")
 	parallel := fs.Int("parallel", 1, "concurrent probers")
+	wdlOnly := fs.Bool("wdl", false, "probe the WDL class only, not every metric")
 	asJSON := fs.Bool("json", false, "print one JSON object per pass")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -125,7 +127,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer ts.Close()
 	code := 0
 	for _, name := range []string{"cold", "warm"} {
-		pass, firstErr := benchRun(ctx, ts, positions, *parallel)
+		probe := func(ctx context.Context, pos *chess.Position) error {
+			_, err := ts.tb.Probe(ctx, pos)
+			return err
+		}
+		if *wdlOnly {
+			probe = func(ctx context.Context, pos *chess.Position) error {
+				_, err := ts.tb.WDL(ctx, pos)
+				return err
+			}
+		}
+		pass, firstErr := benchRun(ctx, ts, positions, *parallel, probe)
 		pass.Name = name
 		if *asJSON {
 			b, _ := json.Marshal(pass)
@@ -142,7 +154,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // benchRun probes every position once with p workers and measures it.
-func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int) (benchPass, error) {
+func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int,
+	probe func(context.Context, *chess.Position) error) (benchPass, error) {
 	before := ts.Stats()
 	cpu0 := processCPU()
 	lat := make([]time.Duration, len(positions))
@@ -162,7 +175,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 					return
 				}
 				t0 := time.Now()
-				_, err := ts.tb.Probe(ctx, &positions[i])
+				err := probe(ctx, &positions[i])
 				lat[i] = time.Since(t0)
 				errs[i] = err
 			}

@@ -68,6 +68,15 @@ func TestBenchFixtures(t *testing.T) {
 	if res.code != 0 || decodePasses(t, res.stdout)[0].Probes != 300 {
 		t.Errorf("--positions: exit %d %s", res.code, res.stderr)
 	}
+	// --wdl reads the WDL tables only, so it asks the transport for fewer
+	// bytes than a probe of every metric.
+	wdl := runBin(t, "", nil, "bench", "--positions", file, "--json", "--wdl")
+	if wdl.code != 0 {
+		t.Fatalf("--wdl: exit %d %s", wdl.code, wdl.stderr)
+	}
+	if w, all := decodePasses(t, wdl.stdout)[0], decodePasses(t, res.stdout)[0]; w.Probes != 300 || w.Errors != 0 || w.Bytes >= all.Bytes {
+		t.Errorf("--wdl cold pass %+v; every metric read %d bytes", w, all.Bytes)
+	}
 	res = runBin(t, "", nil, "bench")
 	if res.code != 2 {
 		t.Errorf("bench without positions: exit %d, want 2", res.code)
