@@ -158,7 +158,8 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 	if err != nil || done {
 		return res, err
 	}
-	p := &prober{ctx: ctx, tb: tb}
+	p := tb.getProber(ctx)
+	defer putProber(p)
 	r, err := p.probeNode(&n, pos.HalfmoveClock(), 0)
 	if err != nil {
 		return res, err
@@ -179,7 +180,8 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	if err != nil || done {
 		return res.WDL, err
 	}
-	p := &prober{ctx: ctx, tb: tb}
+	p := tb.getProber(ctx)
+	defer putProber(p)
 	w, err := p.wdlImpl(&n, 0)
 	if err != nil {
 		return 0, err
@@ -224,7 +226,8 @@ func (tb *Tablebase) metric(ctx context.Context, pos *chess.Position, m Metric) 
 		return tb.metricFromProbe(ctx, pos, m)
 	}
 	defer leave()
-	p := &prober{ctx: ctx, tb: tb}
+	p := tb.getProber(ctx)
+	defer putProber(p)
 	r, err := p.probeImpl(&n, mask, 0)
 	if err != nil {
 		return 0, err

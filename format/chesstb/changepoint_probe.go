@@ -350,7 +350,8 @@ func (tb *Tablebase) probeOnly(ctx context.Context, pos *chess.Position, m Metri
 	if err != nil || done {
 		return res, err
 	}
-	p := &prober{ctx: ctx, tb: tb}
+	p := tb.getProber(ctx)
+	defer putProber(p)
 	r, err := p.probeNodeOnly(&n, pos.HalfmoveClock(), 0, m)
 	if err != nil {
 		return res, err

@@ -101,12 +101,12 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 	anyLegal, have := false, false
 	bestW, bestD := wLose, uint16(0)
 	sk := newSkipped()
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		k := &ks.kids[i]
 		anyLegal = true
-		zeroing := n.pos.IsZeroing(m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.childNode(n, &child, zeroing)
+		zeroing := k.zeroing
+		cn := &k.node
 		var cw wdlv
 		var myD uint16
 		switch {
@@ -116,7 +116,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.wdlImpl(cn, depth+1)
+				cw, err = p.kidImpl(k, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}
@@ -130,7 +130,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.wdlInternal(cn, depth+1)
+				cw, err = p.kidWDL(k, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}
@@ -188,11 +188,11 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 	anyLegal, have := false, false
 	bestW, bestD := wLose, uint16(0)
 	sk := newSkipped()
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		k := &ks.kids[i]
 		anyLegal = true
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.childNode(n, &child, n.pos.IsZeroing(m))
+		cn := &k.node
 		var cw wdlv
 		var cd uint16
 		switch {
@@ -221,7 +221,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.wdlInternal(cn, depth+1)
+				cw, err = p.kidWDL(k, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}

@@ -279,16 +279,17 @@ func (p *prober) deriveDTCWin(n *node, rule50, depth int) (dtcCell, error) {
 	var bestOrder, bestValue uint16
 	budget := dtcBudgetPlies(rule50)
 	unb := unboundedFold{winning: true}
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		kd := &ks.kids[i]
+		m := kd.move
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.nodeOf(&child)
+		cn, memo := p.canonical(kd, p.childSlot(depth))
 		if cn.mat.bareKings() {
 			continue
 		}
-		cw, err := p.wdlImpl(cn, depth+1)
+		cw, err := p.childImpl(kd, memo, cn, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}
@@ -388,12 +389,13 @@ func (p *prober) deriveDTCLoss(n *node, rule50, depth int) (dtcCell, error) {
 		}
 	}
 	var curve dtcCurve
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		kd := &ks.kids[i]
+		m := kd.move
 		anyLegal = true
 		conversion := isConversion(&n.pos, m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.nodeOf(&child)
+		cn, _ := p.canonical(kd, p.childSlot(depth))
 		if conversion || cn.mat.bareKings() {
 			raiseAll(1)
 			unb.zeroing()
@@ -452,20 +454,21 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 	winning := w == wCursed
 	unb := unboundedFold{winning: winning}
 	anyLegal := false
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		kd := &ks.kids[i]
+		m := kd.move
 		anyLegal = true
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.nodeOf(&child)
+		cn, memo := p.canonical(kd, p.childSlot(depth))
 		if cn.mat.bareKings() {
 			if winning {
 				continue // a draw no cursed win would take
 			}
 			return dtcCell{}, errUnresolved
 		}
-		cw, err := p.wdlImpl(cn, depth+1)
+		cw, err := p.childImpl(kd, memo, cn, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}

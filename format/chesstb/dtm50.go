@@ -180,12 +180,12 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 	anyLegal, have := false, false
 	bestW, bestD := wLose, uint16(0)
 	sk := newSkipped()
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		k := &ks.kids[i]
 		anyLegal = true
-		zeroing := n.pos.IsZeroing(m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.nodeOf(&child)
+		zeroing := k.zeroing
+		cn, memo := p.canonical(k, p.childSlot(depth))
 		childClock := rule50 + 1
 		if zeroing {
 			childClock = 0
@@ -217,7 +217,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 			cw := wWin
 			if w != wLose {
 				var err error
-				cw, err = p.wdlInternal(cn, depth+1)
+				cw, err = p.childWDL(k, memo, cn, depth+1)
 				if !childUnknown(err) {
 					return dtm50Result{}, err
 				}
@@ -325,12 +325,12 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 	bestW, bestD := wLose, uint16(0)
 	z := newDTZMinimax()
 	sk := newSkipped()
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		k := &ks.kids[i]
 		anyLegal = true
-		zeroing := n.pos.IsZeroing(m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.nodeOf(&child)
+		zeroing := k.zeroing
+		cn, memo := p.canonical(k, p.childSlot(depth))
 		var cw wdlv
 		var cd uint16
 		switch {
@@ -357,7 +357,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 			raw := wWin
 			if w != wLose {
 				var err error
-				raw, err = p.wdlInternal(cn, depth+1)
+				raw, err = p.childWDL(k, memo, cn, depth+1)
 				if !childUnknown(err) {
 					return dtm50Result{}, err
 				}

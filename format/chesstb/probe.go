@@ -177,6 +177,9 @@ type prober struct {
 	// moves: a local node whose address goes into the recursive probe
 	// would be moved to the heap, one allocation per child.
 	nodes [maxDepth + 2]node
+	// kids holds, per depth, the children of the node rebuilt there
+	// (kids.go).
+	kids [maxDepth + 2]kidSet
 }
 
 // childSlot is where a rebuild at depth keeps its current child. A loop at
@@ -210,23 +213,6 @@ func (p *prober) table(k Kind, m material) (*tableFile, error) {
 		p.tabNext = (p.tabNext + 1) % len(p.tabs)
 	}
 	return t, err
-}
-
-// legal returns the legal moves of pos, en-passant captures left out: a
-// stored cell carries no ep rights, so the derive never sees them (the ep
-// overlay prices them separately).
-func (p *prober) legal(pos *chess.Position, depth int) []chess.Move {
-	d := min(depth, len(p.moves)-1)
-	ms := pos.LegalMoves(p.moves[d][:0])
-	p.moves[d] = ms
-	k := 0
-	for _, m := range ms {
-		if !m.IsEnPassant() {
-			ms[k] = m
-			k++
-		}
-	}
-	return ms[:k]
 }
 
 // epCaptures returns the legal en-passant captures of pos.
@@ -299,6 +285,12 @@ func unsupportedFrame(t *tableFile, c int) error {
 // wdlInternal is the class of n from its WDL table, ep rights ignored:
 // read, read through the mirror, or rebuilt.
 func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
+	return p.wdlInternalCell(n, depth, nil)
+}
+
+// wdlInternalCell is wdlInternal that also tells note (which may be nil)
+// the cell it read when that cell lies in n's own frame.
+func (p *prober) wdlInternalCell(n *node, depth int, note *kid) (wdlv, error) {
 	t, err := p.table(KindWDL, n.mat)
 	if err != nil {
 		return wIllegal, err
@@ -321,6 +313,14 @@ func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
 	if err != nil {
 		return wIllegal, err
 	}
+	if f := &t.hdr.frames[c]; c == int(n.pos.SideToMove()) && !f.dropped && !f.mirrored && s <= storedIllegal {
+		note.noteCell(t, s)
+	}
+	return p.wdlFromCell(t, c, s, n, depth)
+}
+
+// wdlFromCell is the class of n whose cell in frame c of t holds code s.
+func (p *prober) wdlFromCell(t *tableFile, c int, s uint8, n *node, depth int) (wdlv, error) {
 	w, err := fromStored(s)
 	if err != nil {
 		return wIllegal, t.fileErr(-1, err)
@@ -331,6 +331,12 @@ func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
 // wdlStored is the raw code of a quiet child, which always lies in the kept
 // frame of the same material; the boundary markers stay intact.
 func (p *prober) wdlStored(n *node, depth int) (uint8, error) {
+	return p.wdlStoredCell(n, depth, nil)
+}
+
+// wdlStoredCell is wdlStored that also tells note (which may be nil) the
+// cell it read.
+func (p *prober) wdlStoredCell(n *node, depth int, note *kid) (uint8, error) {
 	t, err := p.table(KindWDL, n.mat)
 	if err != nil {
 		return storedIllegal, err
@@ -355,6 +361,7 @@ func (p *prober) wdlStored(n *node, depth int) (uint8, error) {
 	if err != nil {
 		return s, err
 	}
+	note.noteCell(t, s)
 	return p.raiseStored(t, c, s, n, depth)
 }
 
@@ -397,18 +404,16 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 	anyLegal, have := false, false
 	best := wLose
 	sk := newSkipped()
-	for _, m := range p.legal(&n.pos, depth) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		k := &ks.kids[i]
 		anyLegal = true
-		zeroing := n.pos.IsZeroing(m)
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.childNode(n, &child, zeroing)
 		var mw wdlv
 		switch {
-		case cn.mat.bareKings():
+		case k.node.mat.bareKings():
 			mw = wDraw
-		case zeroing:
-			cw, err := p.wdlImpl(cn, depth+1)
+		case k.zeroing:
+			cw, err := p.kidImpl(k, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}
@@ -418,7 +423,7 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 			}
 			mw = cw.invert()
 		default:
-			cs, err := p.wdlStored(cn, depth+1)
+			cs, err := p.kidStored(k, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}

@@ -115,9 +115,11 @@ func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts Ra
 		n, after, done, err := tb.root(ctx, &child)
 		var cr *fullResult
 		if err == nil && !done {
-			p := &prober{ctx: ctx, tb: tb}
+			p := tb.getProber(ctx)
 			var r fullResult
-			if r, err = p.probeNode(&n, child.HalfmoveClock(), 0); err == nil {
+			r, err = p.probeNode(&n, child.HalfmoveClock(), 0)
+			putProber(p)
+			if err == nil {
 				r.fill(&after)
 				if opts.Rule50 && child.HalfmoveClock() == threadedClock(pos, m, clock) {
 					cr = &r
@@ -154,7 +156,8 @@ func (tb *Tablebase) RankMoves(ctx context.Context, pos *chess.Position, opts Ra
 // known, when set, is the child's answer at that clock already.
 func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess.Move, child *chess.Position, clock int, opts RankOptions, known *fullResult, rm *RootMove) error {
 	var err error
-	p := &prober{ctx: ctx, tb: tb}
+	p := tb.getProber(ctx)
+	defer putProber(p)
 	cn := p.nodeOf(child)
 	zeroing := root.IsZeroing(m)
 	if opts.Ranker == RankWDL {

@@ -12,17 +12,17 @@ func (p *prober) relaxBound(n *node, depth int) (wdlv, error) {
 		return wIllegal, nil
 	}
 	best := wIllegal
-	for _, m := range p.legal(&n.pos, depth) {
-		if !isConversion(&n.pos, m) {
+	ks := p.kidsOf(n, depth)
+	for i := range ks.kids {
+		k := &ks.kids[i]
+		if !isConversion(&n.pos, k.move) {
 			continue
 		}
-		child := n.pos.Play(m)
-		cn := p.childSlot(depth)
-		*cn = p.nodeOf(&child)
+		cn, memo := p.canonical(k, p.childSlot(depth))
 		cw := wDraw
 		if !cn.mat.bareKings() {
 			var err error
-			cw, err = p.wdlImpl(cn, depth+1)
+			cw, err = p.childImpl(k, memo, cn, depth+1)
 			if !childUnknown(err) {
 				return wIllegal, err
 			}

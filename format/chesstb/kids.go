@@ -1,0 +1,245 @@
+package chesstb
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tbfs/tbfs/chess"
+)
+
+// This file holds a probe's memory of the children it has walked. One probe
+// of a dropped-frame cell rebuilds the same node several times over the
+// same children: the WDL class first, then the flat DTM50 layer, the layer
+// at the clock, DTZ, DTC. Each rebuild used to generate the legal moves
+// again, play every move, work out every child's node and read every
+// child's class again. A kidSet keeps the moves, the child nodes and the
+// child classes of one node, so the later rebuilds reuse what the first one
+// found.
+//
+// Correctness rests on three points. A set is valid for exactly one node:
+// it is looked up by comparing the whole parent node (board, side, castling,
+// en-passant square, clocks and material), never a hash. A child's answers
+// are remembered only as answers of one function of that exact child node at
+// one depth (every rebuild at depth d asks its children at depth d+1), and
+// those functions depend on nothing else for the length of one probe. And a
+// prober, with its sets, is emptied before every probe (getProber), so no
+// answer outlives the probe that found it.
+
+// kidSet is one node's legal moves, en passant left out as legal leaves it,
+// and what the probe has learnt about the children they lead to.
+type kidSet struct {
+	valid  bool
+	parent node
+	kids   []kid
+}
+
+// kid is one child of a kidSet's parent. node is the child as childNode
+// gives it (the parent's material unchanged after a quiet move, worked out
+// afresh after a zeroing one); every remembered answer is an answer for
+// that node.
+type kid struct {
+	move    chess.Move
+	zeroing bool
+	node    node
+
+	// canon says whether nodeOf of the child is node too (canonUnknown
+	// until asked). A quiet move keeps the parent's material, which for a
+	// parent in its stored orientation is what nodeOf would find; where it
+	// is not, the rebuilds that want nodeOf's node get it without memory.
+	canon uint8
+
+	have   kidFacts
+	wdl    wdlv  // wdlInternal(node)
+	wdlErr error // an unknownErr, or nil
+	impl   wdlv  // wdlImpl(node), for a child with an en-passant square
+	implEr error
+	stored uint8 // wdlStored(node)
+	stErr  error
+	// cellT and cellS are the child's own-frame cell as read from its WDL
+	// table (frame = side to move, neither dropped nor mirrored), before
+	// any relaxation: wdlInternal and wdlStored both start from it.
+	cellT *tableFile
+	cellS uint8
+}
+
+const (
+	canonUnknown uint8 = iota
+	canonSame
+	canonOther
+)
+
+// kidFacts says which of a kid's answers are known.
+type kidFacts uint8
+
+const (
+	haveWDL kidFacts = 1 << iota
+	haveImpl
+	haveStored
+	haveCell
+)
+
+// kidsOf returns the children of n for a rebuild at depth, built on first
+// use and reused while n stays the node at that depth. The set must not be
+// kept past the rebuild's loop: another node at the same depth replaces it.
+func (p *prober) kidsOf(n *node, depth int) *kidSet {
+	var ks *kidSet
+	if depth < len(p.kids) {
+		ks = &p.kids[depth]
+		if ks.valid && ks.parent == *n {
+			return ks
+		}
+	} else {
+		ks = new(kidSet)
+	}
+	ks.valid = false
+	ms := n.pos.LegalMoves(p.moves[min(depth, len(p.moves)-1)][:0])
+	p.moves[min(depth, len(p.moves)-1)] = ms
+	kids := ks.kids[:0]
+	for _, m := range ms {
+		if m.IsEnPassant() {
+			continue // priced by the ep overlay, never by a rebuild
+		}
+		zeroing := n.pos.IsZeroing(m)
+		child := n.pos.Play(m)
+		kids = append(kids, kid{move: m, zeroing: zeroing, node: p.childNode(n, &child, zeroing)})
+		if zeroing {
+			kids[len(kids)-1].canon = canonSame
+		}
+	}
+	ks.kids = kids
+	ks.parent = *n
+	ks.valid = true
+	return ks
+}
+
+// canonical returns the child as nodeOf gives it, and whether the kid's
+// memory answers for it (the two nodes are equal). Where they differ,
+// nodeOf's node is worked out into scratch on every call.
+func (p *prober) canonical(k *kid, scratch *node) (*node, bool) {
+	if k.canon == canonSame {
+		return &k.node, true
+	}
+	*scratch = p.nodeOf(&k.node.pos)
+	if k.canon == canonUnknown {
+		if *scratch == k.node {
+			k.canon = canonSame
+			return &k.node, true
+		}
+		k.canon = canonOther
+	}
+	return scratch, false
+}
+
+// rememberable reports whether an answer may be reused: a value, or an
+// "unknown" that the same question would give again. Transport failures and
+// corrupt data are left to be met again, as without the memory.
+func rememberable(err error) bool { return err == nil || unknownErr(err) }
+
+// kidWDL is wdlInternal(&k.node, depth), remembered.
+func (p *prober) kidWDL(k *kid, depth int) (wdlv, error) {
+	if k.have&haveWDL != 0 {
+		return k.wdl, k.wdlErr
+	}
+	var w wdlv
+	var err error
+	if k.have&haveCell != 0 {
+		w, err = p.wdlFromCell(k.cellT, int(k.node.pos.SideToMove()), k.cellS, &k.node, depth)
+	} else {
+		w, err = p.wdlInternalCell(&k.node, depth, k)
+	}
+	if rememberable(err) {
+		k.wdl, k.wdlErr = w, err
+		k.have |= haveWDL
+	}
+	return w, err
+}
+
+// kidImpl is wdlImpl(&k.node, depth), remembered. Without an en-passant
+// square the overlay has nothing to add, so it is kidWDL.
+func (p *prober) kidImpl(k *kid, depth int) (wdlv, error) {
+	if k.node.pos.EnPassant() == chess.NoSquare {
+		return p.kidWDL(k, depth)
+	}
+	if k.have&haveImpl != 0 {
+		return k.impl, k.implEr
+	}
+	w, err := p.wdlImpl(&k.node, depth)
+	if rememberable(err) {
+		k.impl, k.implEr = w, err
+		k.have |= haveImpl
+	}
+	return w, err
+}
+
+// kidStored is wdlStored(&k.node, depth), remembered.
+func (p *prober) kidStored(k *kid, depth int) (uint8, error) {
+	if k.have&haveStored != 0 {
+		return k.stored, k.stErr
+	}
+	var s uint8
+	var err error
+	if k.have&haveCell != 0 {
+		s, err = p.raiseStored(k.cellT, int(k.node.pos.SideToMove()), k.cellS, &k.node, depth)
+	} else {
+		s, err = p.wdlStoredCell(&k.node, depth, k)
+	}
+	if rememberable(err) {
+		k.stored, k.stErr = s, err
+		k.have |= haveStored
+	}
+	return s, err
+}
+
+// childWDL is wdlInternal(cn, depth) for the child k, through k's memory
+// when memo says it answers for cn.
+func (p *prober) childWDL(k *kid, memo bool, cn *node, depth int) (wdlv, error) {
+	if memo {
+		return p.kidWDL(k, depth)
+	}
+	return p.wdlInternal(cn, depth)
+}
+
+// childImpl is wdlImpl(cn, depth) for the child k, through k's memory when
+// memo says it answers for cn.
+func (p *prober) childImpl(k *kid, memo bool, cn *node, depth int) (wdlv, error) {
+	if memo {
+		return p.kidImpl(k, depth)
+	}
+	return p.wdlImpl(cn, depth)
+}
+
+// noteCell records a child's own-frame cell; k may be nil.
+func (k *kid) noteCell(t *tableFile, s uint8) {
+	if k != nil {
+		k.cellT, k.cellS = t, s
+		k.have |= haveCell
+	}
+}
+
+var proberPool = sync.Pool{New: func() any { return new(prober) }}
+
+// getProber hands out an empty prober for one probe; putProber takes it
+// back. The pool keeps the move lists and child sets grown by earlier
+// probes, and reset makes them forget what they knew.
+func (tb *Tablebase) getProber(ctx context.Context) *prober {
+	p := proberPool.Get().(*prober)
+	p.reset(ctx, tb)
+	return p
+}
+
+func putProber(p *prober) {
+	p.reset(nil, nil)
+	proberPool.Put(p)
+}
+
+// reset readies p for a probe of tb: no table, block or child it
+// remembers from an earlier probe stays valid.
+func (p *prober) reset(ctx context.Context, tb *Tablebase) {
+	p.ctx, p.tb = ctx, tb
+	p.tabs = [len(p.tabs)]proberTable{}
+	p.tabNext = 0
+	p.wdlBlocks = blockMemo{}
+	for i := range p.kids {
+		p.kids[i].valid = false
+	}
+}
