@@ -92,22 +92,7 @@ func TestProbeS3(t *testing.T) {
 	if testing.Short() {
 		rows = rows[:200]
 	}
-	var in strings.Builder
-	for _, r := range rows {
-		in.WriteString(r.FEN + "\n")
-	}
-	res := runBin(t, in.String(), srv.Env(), "--json",
-		"--tables", srv.URL("tbfs", ""), "--tables", srv.URL("tbfs", "packs"))
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stderr)
-	}
-	objs := decodeLines(t, res.stdout)
-	if len(objs) != len(rows) {
-		t.Fatalf("%d answers for %d rows", len(objs), len(rows))
-	}
-	for i, r := range rows {
-		checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
-	}
+	checkBatchOracle(t, rows, srv.Env(), "--tables", srv.URL("tbfs", ""), "--tables", srv.URL("tbfs", "packs"))
 }
 
 // benchCache is the cache budget of the shipped-table benchmark: enough to

@@ -91,23 +91,31 @@ func TestProbeJSONOracle(t *testing.T) {
 				for _, f := range set.probe {
 					rows = append(rows, chesstboracle.Read(t, f)...)
 				}
-				var in strings.Builder
-				for _, r := range rows {
-					in.WriteString(r.FEN + "\n")
-				}
-				res := runBin(t, in.String(), nil, append(set.tablesArgs(), "--json", "--parallel", parallel)...)
-				if res.code != 0 {
-					t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
-				}
-				objs := decodeLines(t, res.stdout)
-				if len(objs) != len(rows) {
-					t.Fatalf("%d answers for %d positions", len(objs), len(rows))
-				}
-				for i, r := range rows {
-					checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
-				}
+				checkBatchOracle(t, rows, nil, append(set.tablesArgs(), "--parallel", parallel)...)
 			})
 		}
+	}
+}
+
+// checkBatchOracle feeds the rows' FENs to tbprobe --json on standard
+// input, with env and args added, and checks every answer, in order,
+// against its reference row.
+func checkBatchOracle(t *testing.T, rows []chesstboracle.Row, env []string, args ...string) {
+	t.Helper()
+	var in strings.Builder
+	for _, r := range rows {
+		in.WriteString(r.FEN + "\n")
+	}
+	res := runBin(t, in.String(), env, append(args, "--json")...)
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	objs := decodeLines(t, res.stdout)
+	if len(objs) != len(rows) {
+		t.Fatalf("%d answers for %d positions", len(objs), len(rows))
+	}
+	for i, r := range rows {
+		checkObject(t, r.Where, objs[i], wantJSON(t, r, r.FEN))
 	}
 }
 

@@ -62,6 +62,23 @@ func kind(err error) string {
 	return "nil"
 }
 
+// bothTransports opens the server at base through the built-in HTTP
+// transport and through the plugin p; both close with the test.
+func bothTransports(t *testing.T, p *host.Plugin, base string) (builtin, plug source.Source) {
+	t.Helper()
+	builtin, err := srchttp.New(base, srchttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { builtin.Close() })
+	plug, err = p.OpenURL(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plug.Close() })
+	return builtin, plug
+}
+
 // TestSameAsBuiltIn: the built-in transport and its plugin form give the
 // same bytes, lengths, error kinds and listings for the same requests on
 // the same server. The arbiter is the built-in transport, itself held to
@@ -71,18 +88,8 @@ func TestSameAsBuiltIn(t *testing.T) {
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
 	httptest.WriteManifest(t, dir)
-	base := httptest.Serve(t, dir)
+	builtin, plug := bothTransports(t, p, httptest.Serve(t, dir))
 	ctx := context.Background()
-	builtin, err := srchttp.New(base, srchttp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer builtin.Close()
-	plug, err := p.OpenURL(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plug.Close()
 
 	names := []string{"missing", "dir", "../x"}
 	for _, f := range sourcetest.Fixtures() {
@@ -144,18 +151,8 @@ func TestReplacedObject(t *testing.T) {
 	if err := os.WriteFile(name, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := httptest.Serve(t, dir)
+	builtin, plug := bothTransports(t, p, httptest.Serve(t, dir))
 	ctx := context.Background()
-	builtin, err := srchttp.New(base, srchttp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer builtin.Close()
-	plug, err := p.OpenURL(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plug.Close()
 	var objs []source.Object
 	for _, src := range []source.Source{builtin, plug} {
 		o, err := src.Open(ctx, "table.bin")
