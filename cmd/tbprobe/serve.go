@@ -11,12 +11,14 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/render"
+	"golang.org/x/sync/errgroup"
 )
 
 // serveUsage is printed for serve -h.
@@ -377,19 +379,30 @@ func (s *server) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
+	// The positions are probed on every core at once, so a batch whose
+	// positions need different blocks decodes them side by side; each
+	// answer goes to its own slot, which keeps the input order.
 	out := make([]batchEntry, len(fens))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, fen := range fens {
-		pos, err := chess.ParseFEN(fen)
-		if err != nil {
-			out[i] = batchEntry{FEN: fen, Error: err.Error()}
-			continue
-		}
-		a, err := s.answer(ctx, &pos)
-		if err != nil {
-			writeError(w, http.StatusServiceUnavailable, fmt.Errorf("%s: %w", fen, err))
-			return
-		}
-		out[i] = batchEntry{lichessAnswer: a}
+		g.Go(func() error {
+			pos, err := chess.ParseFEN(fen)
+			if err != nil {
+				out[i] = batchEntry{FEN: fen, Error: err.Error()}
+				return nil
+			}
+			a, err := s.answer(gctx, &pos)
+			if err != nil {
+				return fmt.Errorf("%s: %w", fen, err)
+			}
+			out[i] = batchEntry{lichessAnswer: a}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -360,6 +360,22 @@ func TestServeBatch(t *testing.T) {
 			checkLichess(t, form.ctype+" "+r.Where, list[j].(map[string]any), wantLichess(t, r, r.FEN))
 		}
 	}
+	// A batch as large as the server takes, probed on every core: each
+	// answer still sits in its FEN's slot, with the reference's values.
+	rows = chesstboracle.Read(t, "../../testdata/chesstb/oracle/probe.tsv")
+	rows = rows[:min(len(rows), maxBatchFENs)]
+	fens = fens[:0]
+	for _, r := range rows {
+		fens = append(fens, r.FEN)
+	}
+	code, v := getJSON(t, "POST", base+"/standard/batch", "text/plain", strings.Join(fens, "\n"))
+	list, _ := v.([]any)
+	if code != 200 || len(list) != len(rows) {
+		t.Fatalf("batch of %d: status %d, %d answers", len(rows), code, len(list))
+	}
+	for i, r := range rows {
+		checkLichess(t, "large batch "+r.Where, list[i].(map[string]any), wantLichess(t, r, r.FEN))
+	}
 }
 
 // TestServeMetrics checks /healthz and that /metrics counts what was asked.
