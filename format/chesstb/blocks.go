@@ -130,16 +130,23 @@ func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64, memo *blockM
 		return f.single, nil
 	}
 	byteIdx := idx / 2
-	b := byteIdx / f.blockSize
+	var b, off uint64
+	if f.blockPow2 {
+		b, off = byteIdx>>f.blockShift, byteIdx&(f.blockSize-1)
+	} else {
+		b, off = byteIdx/f.blockSize, byteIdx%f.blockSize
+	}
 	if b >= f.blockCnt {
 		return 0, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
 	}
-	if f.skipBlock(b) {
-		return storedIllegal, nil
-	}
 	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	// The memo holds only blocks that were decoded, so a hit needs no
+	// check for an empty block.
 	data, ok := memo.get(key)
 	if !ok {
+		if f.skipBlock(b) {
+			return storedIllegal, nil
+		}
 		var err error
 		data, err = t.block(ctx, c, b, func(comp []byte, size uint64) ([]byte, error) {
 			return decodeLZ4(comp, f.dict, size)
@@ -149,7 +156,6 @@ func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64, memo *blockM
 		}
 		memo.put(key, data)
 	}
-	off := byteIdx % f.blockSize
 	if off >= uint64(len(data)) {
 		return 0, t.fileErr(int64(b), corruptf("cell past the decoded block"))
 	}

@@ -285,7 +285,7 @@ func (p *prober) deriveDTCWin(n *node, rule50, depth int) (dtcCell, error) {
 		m := kd.move
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
-		cn, memo := p.canonical(kd, p.childSlot(depth))
+		cn, memo := p.canonical(ks, kd, p.childSlot(depth))
 		if cn.mat.bareKings() {
 			continue
 		}
@@ -395,7 +395,7 @@ func (p *prober) deriveDTCLoss(n *node, rule50, depth int) (dtcCell, error) {
 		m := kd.move
 		anyLegal = true
 		conversion := isConversion(&n.pos, m)
-		cn, _ := p.canonical(kd, p.childSlot(depth))
+		cn, _ := p.canonical(ks, kd, p.childSlot(depth))
 		if conversion || cn.mat.bareKings() {
 			raiseAll(1)
 			unb.zeroing()
@@ -461,7 +461,7 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 		anyLegal = true
 		conversion := isConversion(&n.pos, m)
 		push := !conversion && isPawnMove(&n.pos, m)
-		cn, memo := p.canonical(kd, p.childSlot(depth))
+		cn, memo := p.canonical(ks, kd, p.childSlot(depth))
 		if cn.mat.bareKings() {
 			if winning {
 				continue // a draw no cursed win would take

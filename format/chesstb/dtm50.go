@@ -185,7 +185,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 		k := &ks.kids[i]
 		anyLegal = true
 		zeroing := k.zeroing
-		cn, memo := p.canonical(k, p.childSlot(depth))
+		cn, memo := p.canonical(ks, k, p.childSlot(depth))
 		childClock := rule50 + 1
 		if zeroing {
 			childClock = 0
@@ -330,7 +330,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 		k := &ks.kids[i]
 		anyLegal = true
 		zeroing := k.zeroing
-		cn, memo := p.canonical(k, p.childSlot(depth))
+		cn, memo := p.canonical(ks, k, p.childSlot(depth))
 		var cw wdlv
 		var cd uint16
 		switch {

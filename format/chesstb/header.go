@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/tbfs/tbfs/source"
@@ -70,6 +71,11 @@ type frame struct {
 
 	entryBytes int    // 1 or 2 (distance kinds)
 	blockSize  uint64 // bytes per block (WDL, DTZ, DTM)
+	// blockShift is log2(blockSize) when blockPow2 (a WDL frame whose
+	// block size is a power of two, as the generator writes them), so a
+	// cell's block and offset come without a division.
+	blockShift uint8
+	blockPow2  bool
 	tailSize   uint64 // bytes in the last block, 0 if full
 	// Layered kinds count blocks in positions.
 	blockPositions uint64
@@ -324,6 +330,9 @@ func parseFrameHeader(r *headerReader, f *frame, k Kind, cfg *indexConfig) {
 			return
 		}
 		checkBlocks(r, f, (cfg.positions+1)/2, f.blockSize)
+		if f.blockSize != 0 && f.blockSize&(f.blockSize-1) == 0 {
+			f.blockShift, f.blockPow2 = uint8(bits.TrailingZeros64(f.blockSize)), true
+		}
 	case k.layered():
 		f.entryBytes = int(r.u8())
 		f.blockPositions = uint64(r.u32())

@@ -30,7 +30,10 @@ import (
 type kidSet struct {
 	valid  bool
 	parent node
-	kids   []kid
+	// parentCanon says whether parent is what nodeOf gives for its own
+	// position (canonUnknown until a rebuild asks for nodeOf's nodes).
+	parentCanon uint8
+	kids        []kid
 }
 
 // kid is one child of a kidSet's parent. node is the child as childNode
@@ -43,9 +46,12 @@ type kid struct {
 	node    node
 
 	// canon says whether nodeOf of the child is node too (canonUnknown
-	// until asked). A quiet move keeps the parent's material, which for a
-	// parent in its stored orientation is what nodeOf would find; where it
-	// is not, the rebuilds that want nodeOf's node get it without memory.
+	// until asked). A zeroing move's node is nodeOf's by construction. A
+	// quiet move keeps the parent's material and pawns, so when the parent
+	// is nodeOf's own node, nodeOf finds the same material (the same pair
+	// table or none) in the same colour orientation for the child, which
+	// is then node; otherwise the rebuilds that want nodeOf's node get it
+	// without memory.
 	canon uint8
 
 	have   kidFacts
@@ -92,41 +98,62 @@ func (p *prober) kidsOf(n *node, depth int) *kidSet {
 		ks = new(kidSet)
 	}
 	ks.valid = false
-	ms := n.pos.LegalMoves(p.moves[min(depth, len(p.moves)-1)][:0])
-	p.moves[min(depth, len(p.moves)-1)] = ms
+	d := min(depth, len(p.moves)-1)
+	ms := n.pos.LegalMoves(p.moves[d][:0])
+	p.moves[d] = ms
 	kids := ks.kids[:0]
 	for _, m := range ms {
 		if m.IsEnPassant() {
 			continue // priced by the ep overlay, never by a rebuild
 		}
-		zeroing := n.pos.IsZeroing(m)
-		child := n.pos.Play(m)
-		kids = append(kids, kid{move: m, zeroing: zeroing, node: p.childNode(n, &child, zeroing)})
-		if zeroing {
-			kids[len(kids)-1].canon = canonSame
+		// Fill the next slot in place: a kid is large, and what it
+		// remembers is cleared by have alone.
+		if len(kids) < cap(kids) {
+			kids = kids[:len(kids)+1]
+		} else {
+			kids = append(kids, kid{})
 		}
+		k := &kids[len(kids)-1]
+		k.move = m
+		k.zeroing = n.pos.IsZeroing(m)
+		child := n.pos.Play(m)
+		k.node = p.childNode(n, &child, k.zeroing)
+		k.canon = canonUnknown
+		if k.zeroing {
+			k.canon = canonSame
+		}
+		k.have = 0
 	}
 	ks.kids = kids
 	ks.parent = *n
+	ks.parentCanon = canonUnknown
 	ks.valid = true
 	return ks
 }
 
-// canonical returns the child as nodeOf gives it, and whether the kid's
-// memory answers for it (the two nodes are equal). Where they differ,
+// canonical returns the child k of ks as nodeOf gives it, and whether the
+// kid's memory answers for it (the two nodes are equal). Where they differ,
 // nodeOf's node is worked out into scratch on every call.
-func (p *prober) canonical(k *kid, scratch *node) (*node, bool) {
+func (p *prober) canonical(ks *kidSet, k *kid, scratch *node) (*node, bool) {
+	if k.canon == canonUnknown {
+		if ks.parentCanon == canonUnknown {
+			ks.parentCanon = canonOther
+			if p.nodeOf(&ks.parent.pos) == ks.parent {
+				ks.parentCanon = canonSame
+			}
+		}
+		if ks.parentCanon == canonSame {
+			k.canon = canonSame // a quiet child of nodeOf's own node
+		} else if *scratch = p.nodeOf(&k.node.pos); *scratch == k.node {
+			k.canon = canonSame
+		} else {
+			k.canon = canonOther
+		}
+	}
 	if k.canon == canonSame {
 		return &k.node, true
 	}
 	*scratch = p.nodeOf(&k.node.pos)
-	if k.canon == canonUnknown {
-		if *scratch == k.node {
-			k.canon = canonSame
-			return &k.node, true
-		}
-		k.canon = canonOther
-	}
 	return scratch, false
 }
 

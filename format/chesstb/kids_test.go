@@ -201,3 +201,61 @@ func TestProbeMemoryOrder(t *testing.T) {
 		t.Errorf("%d answers differ from the reference", bad)
 	}
 }
+
+// TestKidsCanonicalClaim checks the shortcut canonical takes: where it says
+// a kid's memory answers for nodeOf's node of the child, that node must be
+// the kid's node, for every child (and grandchild) of the oracle positions,
+// with and without the opposing-pair table in the search path.
+func TestKidsCanonicalClaim(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	noKPKP := func(name string) bool { return strings.Contains(name, "KPKP.") }
+	sets := map[string]*Tablebase{
+		"shipped": openDirs(t, Options{}, filepath.Join(base, "shipped")),
+		"pair":    openView(t, noKPKP, filepath.Join(base, "pair"), filepath.Join(base, "shipped")),
+	}
+	var rows []oracleRow
+	for _, file := range []string{"probe.tsv", "pair.tsv"} {
+		rows = append(rows, readOracle(t, filepath.Join(base, "oracle", file), false)...)
+	}
+	if raceEnabled || testing.Short() {
+		rows = sample(rows, 200)
+	}
+	ctx := context.Background()
+	for name, tb := range sets {
+		claimed := 0
+		for _, r := range rows {
+			pos := r.position(t)
+			p := tb.getProber(ctx)
+			n := p.nodeOf(&pos)
+			var walk func(n *node, depth int)
+			walk = func(n *node, depth int) {
+				ks := p.kidsOf(n, depth)
+				for i := range ks.kids {
+					k := &ks.kids[i]
+					var scratch node
+					cn, memo := p.canonical(ks, k, &scratch)
+					want := p.nodeOf(&k.node.pos)
+					if *cn != want {
+						t.Fatalf("%s line %d %s, %s: canonical gives %s/%s, nodeOf %s/%s", name, r.line, n.pos.FEN(), k.move.UCI(), cn.pos.FEN(), cn.mat.name(), want.pos.FEN(), want.mat.name())
+					}
+					if memo {
+						claimed++
+						if k.node != want {
+							t.Fatalf("%s line %d %s, %s: memory claimed for a node nodeOf does not give", name, r.line, n.pos.FEN(), k.move.UCI())
+						}
+					}
+					if depth == 0 && !k.node.mat.bareKings() {
+						child := k.node
+						walk(&child, depth+1)
+						ks = p.kidsOf(n, depth) // the walk replaced nothing at this depth
+					}
+				}
+			}
+			walk(&n, 0)
+			putProber(p)
+		}
+		if claimed == 0 {
+			t.Errorf("%s: no child was answered from memory", name)
+		}
+	}
+}

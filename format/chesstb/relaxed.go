@@ -18,7 +18,7 @@ func (p *prober) relaxBound(n *node, depth int) (wdlv, error) {
 		if !isConversion(&n.pos, k.move) {
 			continue
 		}
-		cn, memo := p.canonical(k, p.childSlot(depth))
+		cn, memo := p.canonical(ks, k, p.childSlot(depth))
 		cw := wDraw
 		if !cn.mat.bareKings() {
 			var err error
