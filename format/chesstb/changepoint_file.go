@@ -26,7 +26,8 @@ func packLayers(k Kind) int {
 // packRecord returns the record of cell idx in frame c of a pack table.
 // found is false where the frame stores nothing for the cell (a singular
 // frame, or a skipped block), which the format reads as drawn everywhere.
-func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec changepoint.Record, found bool, err error) {
+// memo (which may be nil) remembers the blocks one probe read last.
+func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *packMemo) (rec changepoint.Record, found bool, err error) {
 	f := &t.hdr.frames[c]
 	if f.singular {
 		return rec, false, nil
@@ -35,6 +36,10 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 	if b >= f.blockCnt {
 		return rec, false, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
 	}
+	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	if pb := memo.get(key); pb != nil {
+		return t.packLookup(pb, f, b, idx)
+	}
 	if f.skipBlock(b) {
 		return rec, false, nil
 	}
@@ -42,7 +47,6 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 	if b == f.blockCnt-1 && f.tailPositions != 0 {
 		positions = f.tailPositions
 	}
-	key := blockKey{file: t.id, frame: uint8(c), block: b}
 	params := changepoint.Params{
 		Layers:     packLayers(t.kind),
 		EntryBytes: f.entryBytes,
@@ -78,7 +82,14 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 			return rec, false, err
 		}
 	}
-	rec, err = v.(*packBlock).lookup(int(idx - b*f.blockPositions))
+	pb := v.(*packBlock)
+	memo.put(key, pb)
+	return t.packLookup(pb, f, b, idx)
+}
+
+// packLookup reads the record of cell idx from pb, block b of frame f.
+func (t *tableFile) packLookup(pb *packBlock, f *frame, b, idx uint64) (rec changepoint.Record, found bool, err error) {
+	rec, err = pb.lookup(int(idx - b*f.blockPositions))
 	if err != nil {
 		if !errors.Is(err, ErrCorrupt) {
 			err = corruptf("%v", err)
@@ -86,6 +97,39 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64) (rec chan
 		return rec, false, t.fileErr(int64(b), err)
 	}
 	return rec, true, nil
+}
+
+// packMemo remembers the last few pack blocks one probe read, as blockMemo
+// does for WDL blocks: a rebuild reads dozens of children's records, mostly
+// from the same few blocks, and the memo spares each read after the first
+// the shared cache's lock, map lookup and LRU update. A block the cache
+// drops meanwhile stays right to read (its lookups only extend it); it is
+// just no longer counted against the budget, for the rest of this probe.
+// The zero value is empty; a nil memo remembers nothing.
+type packMemo struct {
+	keys   [4]blockKey
+	blocks [4]*packBlock
+	next   int
+}
+
+func (m *packMemo) get(key blockKey) *packBlock {
+	if m == nil {
+		return nil
+	}
+	for i := range m.keys {
+		if m.blocks[i] != nil && m.keys[i] == key {
+			return m.blocks[i]
+		}
+	}
+	return nil
+}
+
+func (m *packMemo) put(key blockKey, pb *packBlock) {
+	if m == nil {
+		return
+	}
+	m.keys[m.next], m.blocks[m.next] = key, pb
+	m.next = (m.next + 1) % len(m.keys)
 }
 
 // packBlock is a pack block decompressed as far as probes have needed. A

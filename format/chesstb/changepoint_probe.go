@@ -134,7 +134,7 @@ func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullRes
 // dtm/.
 func (p *prober) packedMates(n *node, w wdlv, rule50, depth int, r *fullResult) error {
 	flat := rule50 == noClock
-	if _, err := p.tb.table(p.ctx, KindDTM50, n.mat); err != nil {
+	if _, err := p.table(KindDTM50, n.mat); err != nil {
 		if !errors.Is(err, ErrNoTable) {
 			return err
 		}

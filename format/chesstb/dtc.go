@@ -77,7 +77,7 @@ func (p *prober) readDTCSegments(t *tableFile, c int, ps *pieceSet, seg *dtcSegm
 	if err != nil {
 		return false, err
 	}
-	rec, found, err := t.packRecord(p.ctx, c, idx)
+	rec, found, err := t.packRecord(p.ctx, c, idx, &p.packBlocks)
 	if err != nil || !found {
 		return false, err
 	}
@@ -163,7 +163,7 @@ func (p *prober) readDTCCurve(t *tableFile, c int, ps *pieceSet, w wdlv, curve *
 // rule50, reading its pack or rebuilding the cell. An unknown value is an
 // error matching unknownErr.
 func (p *prober) dtcInternal(n *node, w wdlv, rule50, depth int) (dtcCell, error) {
-	t, err := p.tb.table(p.ctx, KindDTC, n.mat)
+	t, err := p.table(KindDTC, n.mat)
 	if err != nil {
 		return dtcCell{}, err
 	}
@@ -180,7 +180,7 @@ func (p *prober) dtcInternal(n *node, w wdlv, rule50, depth int) (dtcCell, error
 // dtcCurveOf is the stored curve of n, which must be readable (the loss
 // derive reads children that sit in a kept frame).
 func (p *prober) dtcCurveOf(n *node, w wdlv, curve *dtcCurve) error {
-	t, err := p.tb.table(p.ctx, KindDTC, n.mat)
+	t, err := p.table(KindDTC, n.mat)
 	if err != nil {
 		return err
 	}

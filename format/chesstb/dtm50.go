@@ -98,7 +98,7 @@ func (p *prober) dtm50Internal(n *node, w wdlv, rule50, depth int) (dtm50Result,
 	if !flat && rule50 >= dtzMax50 {
 		return dtm50Result{wdl: wDraw}, nil
 	}
-	t, err := p.tb.table(p.ctx, KindDTM50, n.mat)
+	t, err := p.table(KindDTM50, n.mat)
 	if err != nil {
 		if unknownErr(err) {
 			return unknownDTM50(err), nil
@@ -145,7 +145,7 @@ func (p *prober) readDTM50(t *tableFile, c int, ps *pieceSet, w wdlv, rule50 int
 	if err != nil {
 		return 0, false, 0, err
 	}
-	rec, found, err := t.packRecord(p.ctx, c, idx)
+	rec, found, err := t.packRecord(p.ctx, c, idx, &p.packBlocks)
 	if err != nil || !found {
 		return 0, true, 0, err
 	}

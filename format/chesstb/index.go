@@ -223,13 +223,20 @@ type indexConfig struct {
 	// pairs ranks the pawn cells of an opposing-pair material (pair.go).
 	pairs     *pairSlices
 	positions uint64
+	// men is how many men of each colour and type a position of this
+	// material holds, the pair's pawns included.
+	men [2][7]uint8
 }
 
 // maxIndexPositions is the generator's ceiling on a table's cell count.
 const maxIndexPositions = 0xffffffffffff
 
 func newIndexConfig(m material) (*indexConfig, error) {
-	cfg := &indexConfig{mat: m, sym: dihedral}
+	cfg := &indexConfig{mat: m, sym: dihedral, men: m.n}
+	if m.pair {
+		cfg.men[0][chess.Pawn]++
+		cfg.men[1][chess.Pawn]++
+	}
 	if m.n[0][chess.King] != 1 || m.n[1][chess.King] != 1 {
 		return nil, fmt.Errorf("material %s: need one king per side", m.name())
 	}
@@ -344,11 +351,7 @@ func (cfg *indexConfig) index(ps *pieceSet, l *layout) (uint64, error) {
 	}
 	for c := range 2 {
 		for pt := chess.Pawn; pt <= chess.Queen; pt++ {
-			want := int(cfg.mat.n[c][pt])
-			if pt == chess.Pawn && cfg.mat.pair {
-				want++ // the pair's pawn
-			}
-			if popcount(ps.bb[c][pt]) != want {
+			if popcount(ps.bb[c][pt]) != int(cfg.men[c][pt]) {
 				return 0, fmt.Errorf("%w: pieces do not match material %s", errOutsideDomain, cfg.mat.name())
 			}
 		}

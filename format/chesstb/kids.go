@@ -266,6 +266,7 @@ func (p *prober) reset(ctx context.Context, tb *Tablebase) {
 	p.tabs = [len(p.tabs)]proberTable{}
 	p.tabNext = 0
 	p.wdlBlocks = blockMemo{}
+	p.packBlocks = packMemo{}
 	for i := range p.kids {
 		p.kids[i].valid = false
 	}

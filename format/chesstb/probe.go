@@ -171,8 +171,10 @@ type prober struct {
 	// the same few tables once per child.
 	tabs    [8]proberTable
 	tabNext int
-	// wdlBlocks remembers the WDL blocks this probe read last.
-	wdlBlocks blockMemo
+	// wdlBlocks and packBlocks remember the WDL and pack blocks this
+	// probe read last.
+	wdlBlocks  blockMemo
+	packBlocks packMemo
 	// nodes holds the child a rebuild at each depth is looking at, like
 	// moves: a local node whose address goes into the recursive probe
 	// would be moved to the heap, one allocation per child.
