@@ -125,11 +125,14 @@ func (tb *Tablebase) root(ctx context.Context, pos *chess.Position) (n node, res
 	}
 	n = tb.nodeOf(ctx, pos)
 	res.Material = n.mat.name()
+	// IsCheckmate and IsStalemate, with the check test made once.
+	inCheck := pos.InCheck()
+	stuck := pos.CountLegalMoves() == 0
 	switch {
-	case pos.IsCheckmate():
+	case stuck && inCheck:
 		res.Checkmate = true
 		res.WDL = Loss.int()
-	case pos.IsStalemate():
+	case stuck:
 		res.Stalemate = true
 	case n.mat.bareKings():
 	default:

@@ -98,6 +98,7 @@ func (p *prober) kidsOf(n *node, depth int) *kidSet {
 		ks = new(kidSet)
 	}
 	ks.valid = false
+	p.kidsTop = max(p.kidsTop, min(depth+1, len(p.kids)))
 	d := min(depth, len(p.moves)-1)
 	ms := n.pos.LegalMoves(p.moves[d][:0])
 	p.moves[d] = ms
@@ -267,7 +268,8 @@ func (p *prober) reset(ctx context.Context, tb *Tablebase) {
 	p.tabNext = 0
 	p.wdlBlocks = blockMemo{}
 	p.packBlocks = packMemo{}
-	for i := range p.kids {
+	for i := range p.kids[:p.kidsTop] {
 		p.kids[i].valid = false
 	}
+	p.kidsTop = 0
 }

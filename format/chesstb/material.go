@@ -92,12 +92,11 @@ func (m material) name() string {
 
 // men is the number of pieces on the board, kings included.
 func (m material) men() int {
-	t := 0
-	for c := range 2 {
-		for pt := chess.Pawn; pt <= chess.King; pt++ {
-			t += int(m.n[c][pt])
-		}
-	}
+	// Spelled out: the rebuilds ask this of every child, and the loop
+	// cost more than the sum.
+	w, b := &m.n[chess.White], &m.n[chess.Black]
+	t := int(w[chess.Pawn]) + int(w[chess.Knight]) + int(w[chess.Bishop]) + int(w[chess.Rook]) + int(w[chess.Queen]) + int(w[chess.King]) +
+		int(b[chess.Pawn]) + int(b[chess.Knight]) + int(b[chess.Bishop]) + int(b[chess.Rook]) + int(b[chess.Queen]) + int(b[chess.King])
 	if m.pair {
 		t += 2
 	}

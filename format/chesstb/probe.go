@@ -182,6 +182,9 @@ type prober struct {
 	// kids holds, per depth, the children of the node rebuilt there
 	// (kids.go).
 	kids [maxDepth + 2]kidSet
+	// kidsTop bounds the depths whose sets were built since the last
+	// reset, which is all reset has to clear.
+	kidsTop int
 }
 
 // childSlot is where a rebuild at depth keeps its current child. A loop at
