@@ -100,14 +100,26 @@ func (t transform) applyBB(b uint64) uint64 {
 	if t == 0 {
 		return b
 	}
+	sqs := &transformedSquare[t&7]
 	var out uint64
 	for b != 0 {
 		sq := bits.TrailingZeros64(b)
 		b &= b - 1
-		out |= 1 << uint(t.apply(sq))
+		out |= 1 << sqs[sq]
 	}
 	return out
 }
+
+// transformedSquare[t][sq] is t.apply(sq), looked up by applyBB, which
+// every index computes for every piece.
+var transformedSquare = func() (m [8][64]uint8) {
+	for t := range m {
+		for sq := range m[t] {
+			m[t][sq] = uint8(transform(t).apply(sq))
+		}
+	}
+	return m
+}()
 
 // kingEntry is what the king-pair table knows about one (white king, black
 // king) placement.
@@ -223,20 +235,37 @@ type indexConfig struct {
 	// pairs ranks the pawn cells of an opposing-pair material (pair.go).
 	pairs     *pairSlices
 	positions uint64
-	// men is how many men of each colour and type a position of this
-	// material holds, the pair's pawns included.
-	men [2][7]uint8
+	// sig is, per colour, the menSignature a position of this material
+	// has: its pawn to queen counts, the pair's pawns included.
+	sig [2]uint64
+}
+
+// menSignature packs the pawn to queen counts of one colour's bitboards
+// into a byte each, so that one comparison checks them all (a count is at
+// most 64, so the bytes never carry into each other).
+func menSignature(bb *[7]uint64) uint64 {
+	return uint64(popcount(bb[chess.Pawn])) | uint64(popcount(bb[chess.Knight]))<<8 |
+		uint64(popcount(bb[chess.Bishop]))<<16 | uint64(popcount(bb[chess.Rook]))<<24 |
+		uint64(popcount(bb[chess.Queen]))<<32
+}
+
+// countSignature is menSignature for counts.
+func countSignature(n *[7]uint8) uint64 {
+	return uint64(n[chess.Pawn]) | uint64(n[chess.Knight])<<8 | uint64(n[chess.Bishop])<<16 |
+		uint64(n[chess.Rook])<<24 | uint64(n[chess.Queen])<<32
 }
 
 // maxIndexPositions is the generator's ceiling on a table's cell count.
 const maxIndexPositions = 0xffffffffffff
 
 func newIndexConfig(m material) (*indexConfig, error) {
-	cfg := &indexConfig{mat: m, sym: dihedral, men: m.n}
+	cfg := &indexConfig{mat: m, sym: dihedral}
+	men := m.n
 	if m.pair {
-		cfg.men[0][chess.Pawn]++
-		cfg.men[1][chess.Pawn]++
+		men[0][chess.Pawn]++ // the pair's pawns
+		men[1][chess.Pawn]++
 	}
+	cfg.sig = [2]uint64{countSignature(&men[0]), countSignature(&men[1])}
 	if m.n[0][chess.King] != 1 || m.n[1][chess.King] != 1 {
 		return nil, fmt.Errorf("material %s: need one king per side", m.name())
 	}
@@ -349,12 +378,8 @@ func (cfg *indexConfig) index(ps *pieceSet, l *layout) (uint64, error) {
 	if popcount(wkBB) != 1 || popcount(bkBB) != 1 {
 		return 0, fmt.Errorf("%w: need one king per side", errOutsideDomain)
 	}
-	for c := range 2 {
-		for pt := chess.Pawn; pt <= chess.Queen; pt++ {
-			if popcount(ps.bb[c][pt]) != int(cfg.men[c][pt]) {
-				return 0, fmt.Errorf("%w: pieces do not match material %s", errOutsideDomain, cfg.mat.name())
-			}
-		}
+	if menSignature(&ps.bb[0]) != cfg.sig[0] || menSignature(&ps.bb[1]) != cfg.sig[1] {
+		return 0, fmt.Errorf("%w: pieces do not match material %s", errOutsideDomain, cfg.mat.name())
 	}
 	if (ps.bb[0][chess.Pawn]|ps.bb[1][chess.Pawn])&backRanks != 0 {
 		return 0, fmt.Errorf("%w: pawn on a back rank", errOutsideDomain)
