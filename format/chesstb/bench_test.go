@@ -109,7 +109,8 @@ var benchMetrics = []struct {
 		if err != nil || done {
 			return err
 		}
-		p := &prober{ctx: ctx, tb: tb}
+		p := tb.getProber(ctx)
+		defer putProber(p)
 		_, err = p.probeImpl(&n, wantDTZ|wantDTM, 0)
 		return err
 	}},
