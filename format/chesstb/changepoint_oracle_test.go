@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb/internal/changepoint"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
@@ -89,6 +90,16 @@ func (r oracleRow) expectAll(t testing.TB) packExpect {
 	e.dtcRaw, e.d50Raw = r.dtc, r.dtm50
 	e.dtcClass, e.d50Class = classOf(r.dtc), classOf(r.dtm50)
 	return e
+}
+
+// probeDiffs probes pos with tb and lists every metric that disagrees with
+// the row's expectation e (the probe's error, if it fails).
+func probeDiffs(ctx context.Context, tb *Tablebase, pos *chess.Position, e packExpect) []string {
+	res, err := tb.Probe(ctx, pos)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return compareAll(e, &res)
 }
 
 // compareAll lists every metric of res that disagrees with the row.
@@ -199,13 +210,7 @@ func TestPackOracle(t *testing.T) {
 				for _, r := range sel {
 					pos := r.position(t)
 					e := r.expectAll(t)
-					res, err := tb.Probe(ctx, &pos)
-					var diffs []string
-					if err != nil {
-						diffs = []string{err.Error()}
-					} else {
-						diffs = compareAll(e, &res)
-					}
+					diffs := probeDiffs(ctx, tb, &pos, e)
 					// The single-metric calls skip reads Probe makes, and
 					// must still give the same answers.
 					if e.dtm50OK {

@@ -112,13 +112,7 @@ func TestProbeForgetsPlantedMemory(t *testing.T) {
 			}
 		}
 		putProber(p)
-		res, err := tb.Probe(ctx, &pos)
-		var diffs []string
-		if err != nil {
-			diffs = []string{err.Error()}
-		} else {
-			diffs = compareAll(e, &res)
-		}
+		diffs := probeDiffs(ctx, tb, &pos, e)
 		if len(diffs) > 0 {
 			bad++
 			if bad <= 20 {
@@ -177,13 +171,7 @@ func TestProbeMemoryOrder(t *testing.T) {
 				pos := r.position(t)
 				e := r.expectAll(t)
 				for s, tb := range sets {
-					res, err := tb.Probe(ctx, &pos)
-					var diffs []string
-					if err != nil {
-						diffs = []string{err.Error()}
-					} else {
-						diffs = compareAll(e, &res)
-					}
+					diffs := probeDiffs(ctx, tb, &pos, e)
 					if len(diffs) > 0 {
 						mu.Lock()
 						bad++
