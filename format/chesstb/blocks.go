@@ -236,7 +236,14 @@ type lzmaBlock struct {
 	// onGrow, when set, is called with the bytes the block's
 	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
+	// evicted is set once the shared cache has dropped the block: from
+	// then on its growth would no longer count against the budget, so a
+	// probe's own memory of it must not decode it any further.
+	evicted atomic.Bool
 }
+
+// markEvicted records that the cache no longer holds the block.
+func (lb *lzmaBlock) markEvicted() { lb.evicted.Store(true) }
 
 // newLZMABlock prepares block of size bytes decoded by z.
 func newLZMABlock(z *lzmaDecoder, size int) *lzmaBlock {

@@ -140,9 +140,21 @@ func (c *blockCache) evictOldest() {
 	back := c.lru.Back()
 	e := back.Value.(*cacheEntry)
 	c.lru.Remove(back)
+	c.forget(e)
+}
+
+// forget removes entry e, already off the LRU list, and tells its block,
+// when the block wants to know (evictable), that it is no longer cached.
+func (c *blockCache) forget(e *cacheEntry) {
 	delete(c.items, e.key)
 	c.used -= e.size
+	if ev, ok := e.val.(evictable); ok {
+		ev.markEvicted()
+	}
 }
+
+// evictable is a cached value that must know when the cache drops it.
+type evictable interface{ markEvicted() }
 
 // dropFile forgets every block of one file (when it is closed).
 func (c *blockCache) dropFile(file uint64) {
@@ -153,8 +165,7 @@ func (c *blockCache) dropFile(file uint64) {
 		e := el.Value.(*cacheEntry)
 		if e.key.file == file {
 			c.lru.Remove(el)
-			delete(c.items, e.key)
-			c.used -= e.size
+			c.forget(e)
 		}
 		el = next
 	}

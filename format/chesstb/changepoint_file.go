@@ -37,7 +37,7 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *pac
 		return rec, false, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
 	}
 	key := blockKey{file: t.id, frame: uint8(c), block: b}
-	if pb := memo.get(key); pb != nil {
+	if pb := memo.get(key); pb != nil && !pb.evicted.Load() {
 		return t.packLookup(pb, f, b, idx)
 	}
 	if f.skipBlock(b) {
@@ -102,9 +102,10 @@ func (t *tableFile) packLookup(pb *packBlock, f *frame, b, idx uint64) (rec chan
 // packMemo remembers the last few pack blocks one probe read, as blockMemo
 // does for WDL blocks: a rebuild reads dozens of children's records, mostly
 // from the same few blocks, and the memo spares each read after the first
-// the shared cache's lock, map lookup and LRU update. A block the cache
-// drops meanwhile stays right to read (its lookups only extend it); it is
-// just no longer counted against the budget, for the rest of this probe.
+// the shared cache's lock, map lookup and LRU update. A block the cache has
+// dropped is not used from the memo: a lookup could decode it further, and
+// that memory would no longer count against the budget, so the read goes
+// back through the cache, which decodes the block afresh and counts it.
 // The zero value is empty; a nil memo remembers nothing.
 type packMemo struct {
 	keys   [4]blockKey

@@ -417,3 +417,55 @@ func TestTransientOpen(t *testing.T) {
 		t.Fatalf("retry: %d %v", w, err)
 	}
 }
+
+// TestMemoSkipsEvictedPackBlock: a probe's memory of a pack block must not
+// serve a block the cache has dropped, because a lookup there could decode
+// it further outside the budget. After the drop the next read of the same
+// block goes through the cache again and is counted there.
+func TestMemoSkipsEvictedPackBlock(t *testing.T) {
+	ctx := context.Background()
+	tb := openDirs(t, Options{}, testenv.Testdata(t, "chesstb", "packs"))
+	m, err := parseMaterial("KQKR")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, err := tb.table(ctx, KindDTM50, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := 0
+	for !tf.hdr.frames[c].stored() {
+		c++
+	}
+	f := &tf.hdr.frames[c]
+	var memo packMemo
+	if _, _, err := tf.packRecord(ctx, c, 0, &memo); err != nil {
+		t.Fatal(err)
+	}
+	key := blockKey{file: tf.id, frame: uint8(c), block: 0}
+	first := memo.get(key)
+	if first == nil {
+		t.Fatal("the memo did not keep the block it read")
+	}
+	tb.cache.dropFile(tf.id)
+	if !first.evicted.Load() {
+		t.Fatal("dropping the file's blocks did not mark the block evicted")
+	}
+	// A cell at the far end of the same block needs more of it decoded.
+	last := f.blockPositions - 1
+	if f.blockCnt == 1 && f.tailPositions != 0 {
+		last = f.tailPositions - 1
+	}
+	if _, _, err := tf.packRecord(ctx, c, last, &memo); err != nil {
+		t.Fatal(err)
+	}
+	tb.cache.mu.Lock()
+	e, cached := tb.cache.items[key]
+	tb.cache.mu.Unlock()
+	if !cached || e.val == any(first) {
+		t.Fatalf("the read after the drop did not go through the cache (cached %v)", cached)
+	}
+	if done := first.done.Load(); done >= int64(first.size) {
+		t.Errorf("the evicted block was decoded to its end (%d bytes) outside the budget", done)
+	}
+}
