@@ -266,9 +266,10 @@ func readFENs(path string) ([]string, error) {
 // randomPositions draws n legal positions from the materials whose WDL
 // table the sources hold, a material and a colour orientation chosen
 // uniformly, pieces placed uniformly on empty squares (pawns off the back
-// ranks), either side to move, no castling or en passant. Placements the
-// rules reject (the side not to move in check, adjacent kings) are drawn
-// again. The same seed and tables give the same positions.
+// ranks), either side to move, a half-move clock from 0 to 99 (the kind
+// of list the reference prober was timed on), no castling or en passant.
+// Placements the rules reject (the side not to move in check, adjacent
+// kings) are drawn again. The same seed and tables give the same positions.
 func randomPositions(ctx context.Context, ts *tableSet, n int, seed uint64) ([]string, error) {
 	tables, err := findTables(ctx, ts)
 	if err != nil {
@@ -317,7 +318,7 @@ func randomPositions(ctx context.Context, ts *tableSet, n int, seed uint64) ([]s
 		if !ok {
 			continue
 		}
-		pos, err := chess.FromBoard(board, chess.Color(rng.IntN(2)), 0, chess.NoSquare, 0, 1)
+		pos, err := chess.FromBoard(board, chess.Color(rng.IntN(2)), 0, chess.NoSquare, rng.IntN(100), 1)
 		if err != nil {
 			continue
 		}
