@@ -356,7 +356,7 @@ func (p *prober) epConversionWins(cn *node, depth int) (wins, ok bool, err error
 		gw := wDraw
 		if !gc.mat.bareKings() {
 			gw, err = p.wdlImpl(&gc, depth+1)
-			if !childUnknown(err) {
+			if !answered(err) {
 				return false, false, err
 			}
 			if err != nil || gw == wIllegal {

@@ -166,10 +166,6 @@ func (p *prober) readDTM50(t *tableFile, c int, ps *pieceSet, w wdlv, rule50 int
 	return dtm50FromStored(s, w), false, flip, nil
 }
 
-// childUnknown turns a child's failure into "unknown" where the minimax may
-// absorb it, and reports whether it did.
-func childUnknown(err error) bool { return err == nil || unknownErr(err) }
-
 // deriveDTM50 rebuilds a DTM50 cell at clock rule50 by one-ply minimax, each
 // child at its own clock: a zeroing move opens a fresh window, a quiet one
 // spends a ply. Past the window a quiet move draws unless it mates.
@@ -218,7 +214,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 			if w != wLose {
 				var err error
 				cw, err = p.childWDL(k, memo, cn, depth+1)
-				if !childUnknown(err) {
+				if !answered(err) {
 					return dtm50Result{}, err
 				}
 				if err != nil || cw == wIllegal {
@@ -358,7 +354,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 			if w != wLose {
 				var err error
 				raw, err = p.childWDL(k, memo, cn, depth+1)
-				if !childUnknown(err) {
+				if !answered(err) {
 					return dtm50Result{}, err
 				}
 				if err != nil || raw == wIllegal {

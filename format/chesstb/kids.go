@@ -158,11 +158,6 @@ func (p *prober) canonical(ks *kidSet, k *kid, scratch *node) (*node, bool) {
 	return scratch, false
 }
 
-// rememberable reports whether an answer may be reused: a value, or an
-// "unknown" that the same question would give again. Transport failures and
-// corrupt data are left to be met again, as without the memory.
-func rememberable(err error) bool { return err == nil || unknownErr(err) }
-
 // kidWDL is wdlInternal(&k.node, depth), remembered.
 func (p *prober) kidWDL(k *kid, depth int) (wdlv, error) {
 	if k.have&haveWDL != 0 {
@@ -175,7 +170,7 @@ func (p *prober) kidWDL(k *kid, depth int) (wdlv, error) {
 	} else {
 		w, err = p.wdlInternalCell(&k.node, depth, k)
 	}
-	if rememberable(err) {
+	if answered(err) {
 		k.wdl, k.wdlErr = w, err
 		k.have |= haveWDL
 	}
@@ -192,7 +187,7 @@ func (p *prober) kidImpl(k *kid, depth int) (wdlv, error) {
 		return k.impl, k.implEr
 	}
 	w, err := p.wdlImpl(&k.node, depth)
-	if rememberable(err) {
+	if answered(err) {
 		k.impl, k.implEr = w, err
 		k.have |= haveImpl
 	}
@@ -211,7 +206,7 @@ func (p *prober) kidStored(k *kid, depth int) (uint8, error) {
 	} else {
 		s, err = p.wdlStoredCell(&k.node, depth, k)
 	}
-	if rememberable(err) {
+	if answered(err) {
 		k.stored, k.stErr = s, err
 		k.have |= haveStored
 	}

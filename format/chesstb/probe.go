@@ -131,6 +131,12 @@ func unknownErr(err error) bool {
 	return errors.Is(err, ErrNoTable) || errors.Is(err, ErrUnresolved)
 }
 
+// answered reports whether a question about a position got an answer: a
+// value (err nil) or a settled "unknown" (unknownErr), which a minimax may
+// absorb and which the same question gives again, so a probe may remember
+// it. Transport failures and corrupt data are neither.
+func answered(err error) bool { return err == nil || unknownErr(err) }
+
 var errUnresolved = fmt.Errorf("%w: a child position has no known value", ErrUnresolved)
 
 // node is a position in its table's stored colour orientation together with

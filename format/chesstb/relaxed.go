@@ -23,7 +23,7 @@ func (p *prober) relaxBound(n *node, depth int) (wdlv, error) {
 		if !cn.mat.bareKings() {
 			var err error
 			cw, err = p.childImpl(k, memo, cn, depth+1)
-			if !childUnknown(err) {
+			if !answered(err) {
 				return wIllegal, err
 			}
 			if err != nil || cw == wIllegal {
