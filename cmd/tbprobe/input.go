@@ -93,27 +93,27 @@ func inOrder[R any](workers int, feed func(submit func(string)) error, work func
 	for {
 		// Whatever is about to be waited for, the next input or the
 		// next result, the output so far leaves first.
-		var out chan R
-		var ok bool
-		select {
-		case out, ok = <-pending:
-		default:
-			idle()
-			out, ok = <-pending
-		}
+		out, ok := receive(pending, idle)
 		if !ok {
 			break
 		}
-		var r R
-		select {
-		case r = <-out:
-		default:
-			idle()
-			r = <-out
-		}
+		r, _ := receive(out, idle)
 		emit(r)
 	}
 	idle()
 	wg.Wait()
 	return <-feedErr
+}
+
+// receive takes the next value from ch, calling idle first when it would
+// have to wait for it.
+func receive[T any](ch <-chan T, idle func()) (T, bool) {
+	select {
+	case v, ok := <-ch:
+		return v, ok
+	default:
+		idle()
+		v, ok := <-ch
+		return v, ok
+	}
 }
