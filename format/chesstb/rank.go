@@ -63,9 +63,11 @@ type RootMove struct {
 	// view of the side to move there, at the half-move clock the move
 	// leaves (0 after a capture or a pawn move, one more otherwise).
 	After Result
-	// Category is the move's outcome for the mover as the ranker sees it
-	// (RankDTM with the 50-move rule reports a mate the rule draws as
-	// CursedWin, a loss it saves as BlessedLoss).
+	// Category is the move's outcome for the mover as the ranker sees it.
+	// With the 50-move rule it is the rule-true result, the child's class
+	// at the clock the move leaves (RankDTZ and RankDTM report a win the
+	// rule draws as CursedWin, a loss it saves as BlessedLoss); RankWDL
+	// and the rankers without the rule report the clock-blind class.
 	Category Category
 	// Distance is the ranker's signed distance in plies, positive when the
 	// mover wins: to the next zeroing move for RankDTZ (on DTC's line where
@@ -219,11 +221,103 @@ func sign(v int) int {
 	return 0
 }
 
+// RuleCategory is the class of the probed position under the 50-move rule
+// with the count at clock (the position's half-move clock), for the side
+// to move: Win or Loss where the result still stands, CursedWin or
+// BlessedLoss where the tables' class is decisive but the clock draws it,
+// Draw otherwise. The verdict is DTC's where the material has DTC, else
+// DTM50's, else the zeroing distance against the clock; a side already
+// checkmated has lost at any clock. ok is false when no answered metric
+// prices the clock.
+func (r *Result) RuleCategory(clock int) (c Category, ok bool) {
+	dtz := r.DTZ
+	if dtz < 0 {
+		dtz = -dtz
+	}
+	switch {
+	case r.Checkmate:
+		return Loss, true
+	case !r.HasWDL:
+		return 0, false
+	case r.HasDTC:
+		return ruleClass(r.Category(), r.DTCClass, true, 0, false, clock), true
+	case r.HasDTM50:
+		return ruleClass(r.Category(), r.DTM50Class, true, 0, false, clock), true
+	case r.HasDTZ:
+		return ruleClass(r.Category(), 0, false, dtz, true, clock), true
+	}
+	return 0, false
+}
+
+// ruleClass is the class of the probed position under the 50-move rule at
+// the clock it was probed at (see Result.RuleCategory); ok is false when
+// no answered metric prices the clock.
+func (r *fullResult) ruleClass(clock int) (w wdlv, ok bool) {
+	var c Category
+	switch {
+	case r.hasDTC:
+		c = ruleClass(Category(r.wdl.category()), Category(r.dtcW.category()), true, 0, false, clock)
+	case r.hasDTM50:
+		c = ruleClass(Category(r.wdl.category()), Category(r.dtm50W.category()), true, 0, false, clock)
+	case r.hasDTZ:
+		c = ruleClass(Category(r.wdl.category()), 0, false, int(r.dtz), true, clock)
+	default:
+		return wIllegal, false
+	}
+	return wdlv(c + 2), true
+}
+
+// ruleClass combines a clock-blind class with what prices the clock: a
+// clocked verdict (DTC or DTM50: Win, Loss or Draw at the clock), or else
+// the unsigned zeroing distance, which must fit into the plies the clock
+// leaves. A decisive class the clock draws stays a try (CursedWin,
+// BlessedLoss), as lichess reports it.
+func ruleClass(flat, clocked Category, hasClocked bool, dtz int, hasDTZ bool, clock int) Category {
+	if flat == Draw {
+		return Draw
+	}
+	stands := false
+	switch {
+	case hasClocked:
+		stands = clocked == Win || clocked == Loss
+	case hasDTZ:
+		stands = (flat == Win || flat == Loss) && dtz+clock <= dtzMax50
+	}
+	switch {
+	case flat > 0 && stands:
+		return Win
+	case flat > 0:
+		return CursedWin
+	case stands:
+		return Loss
+	}
+	return BlessedLoss
+}
+
 // rankDTZ is Fathom's DTZ ranking of one move, priced on DTC's line where a
-// table carries it.
+// table carries it. With the 50-move rule a move is first placed by its
+// rule-true result, the child's class at the clock the move leaves: the
+// reference gives a non-zeroing move into a cursed or blessed child a
+// clean-win rank, because chesstb's DTZ carries no cursed band (Syzygy's
+// DTZ50'' stores those as 100 plus the distance), and so trades a win for
+// a 50-move draw.
 func rankDTZ(root *chess.Position, m chess.Move, child *chess.Position, cr *fullResult, clock int, zeroing bool, opts RankOptions, rm *RootMove) error {
 	my := cr.wdl.invert()
-	rm.Category = Category(my.category())
+	rule := my
+	if opts.Rule50 {
+		cw, ok := cr.ruleClass(threadedClock(root, m, clock))
+		if !ok {
+			if cr.dtzErr != nil {
+				return cr.dtzErr
+			}
+			return errUnresolved
+		}
+		rule = cw.invert()
+		if child.IsCheckmate() {
+			rule = wWin // a mate stands at any clock
+		}
+	}
+	rm.Category = Category(rule.category())
 	var v int
 	if zeroing {
 		v = [...]int{-1, -101, 0, 101, 1}[my]
@@ -234,7 +328,13 @@ func rankDTZ(root *chess.Position, m chess.Move, child *chess.Position, cr *full
 			}
 			return errUnresolved
 		}
-		v = -signed(cr.dtz, cr.wdl)
+		// The child's distance in Syzygy's DTZ50'' convention: a cursed
+		// or blessed class lies past 100.
+		d := int(cr.dtz)
+		if cr.wdl == wCursed || cr.wdl == wBlessed {
+			d += dtzMax50
+		}
+		v = -signed(uint16(d), cr.wdl)
 		v += sign(v)
 	}
 	// Fathom reports a mate in one as 1, not the child-derived 2. A mated
@@ -282,6 +382,22 @@ func rankDTZ(root *chess.Position, m chess.Move, child *chess.Position, cr *full
 	bound := 1
 	if opts.Rule50 {
 		bound = 900
+		// The rule-true result decides the band, whatever the distances
+		// say: a result the clock still allows is a win (loss) rank, one
+		// it draws is not.
+		switch {
+		case rule == wWin && rank < bound:
+			rank = bound
+		case rule != wWin && rank >= bound:
+			rank = bound - 1
+		case rule == wLose && rank > -bound:
+			rank = -bound
+		case rule != wLose && rank <= -bound:
+			rank = 1 - bound
+		}
+		if rule == wDraw {
+			rank = 0
+		}
 	}
 	rm.Distance, rm.Rank = v, rank
 	switch {

@@ -202,3 +202,114 @@ func TestRankMovesOracle(t *testing.T) {
 		t.Errorf("%d mismatches over %d parents", bad, len(parents))
 	}
 }
+
+// oracleRuleClass is a child row's class under the 50-move rule at the
+// clock the move left, for the side to move in the child, read from the
+// reference's own clocked verdicts: the DTC column where printed, else
+// DTM50's, else the zeroing distance against the clock (the rule itself).
+// A win or loss the clock draws is CursedWin or BlessedLoss.
+func oracleRuleClass(t *testing.T, r oracleRow, childClock int) Category {
+	t.Helper()
+	e := r.expectAll(t)
+	flat := Category(e.wdl)
+	if flat == Draw {
+		return Draw
+	}
+	verdict := ""
+	switch {
+	case r.dtc != "":
+		verdict, _, _ = strings.Cut(r.dtc, "/")
+	case r.dtm50 != "":
+		verdict, _, _ = strings.Cut(r.dtm50, "/")
+	case e.dtzOK && (flat == Win || flat == Loss) && abs(e.dtz)+childClock <= 100:
+		verdict = "WIN"
+	default:
+		verdict = "DRAW"
+	}
+	stands := verdict == "WIN" || verdict == "LOSE"
+	switch {
+	case flat > 0 && stands:
+		return Win
+	case flat > 0:
+		return CursedWin
+	case stands:
+		return Loss
+	}
+	return BlessedLoss
+}
+
+// TestRankMovesKeepRuleTrueResult sweeps every parent of children.tsv: with
+// the 50-move rule, the first-ranked move must reach the best rule-true
+// result the mover has, and every move's Category must be that move's
+// rule-true result. The arbiter is the reference's child values at the
+// clock each move leaves (children.tsv) and the 50-move rule; the
+// reference's own ranker fails this (it ranks by a DTZ without a cursed
+// band), so its ranking is not the arbiter here.
+func TestRankMovesKeepRuleTrueResult(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	parents, kids := childGroups(t, base)
+	if packRace {
+		parents = parents[:min(len(parents), 8)]
+	}
+	tb := openDirs(t, Options{BlockCacheBytes: 512 << 20}, filepath.Join(base, "shipped"))
+	ctx := context.Background()
+	bad, checked := 0, 0
+	fail := func(format string, args ...any) {
+		bad++
+		if bad <= 30 {
+			t.Errorf(format, args...)
+		}
+	}
+	for _, fen := range parents {
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := kids[fen]
+		if len(rows) != pos.CountLegalMoves() {
+			fail("%s: %d child rows, %d legal moves", fen, len(rows), pos.CountLegalMoves())
+			continue
+		}
+		want := map[string]Category{}
+		best := Category(-3)
+		for _, r := range rows {
+			m, err := pos.ParseMove(r.move)
+			if err != nil {
+				t.Fatalf("%s %s: %v", fen, r.move, err)
+			}
+			child := pos.Play(m)
+			c := -oracleRuleClass(t, r, child.HalfmoveClock())
+			if child.IsCheckmate() {
+				c = Win
+			}
+			want[r.move] = c
+			best = max(best, c)
+		}
+		for _, opts := range []RankOptions{{Ranker: RankDTZ, Rule50: true}, {Ranker: RankDTM, Rule50: true}} {
+			moves, err := tb.RankMoves(ctx, &pos, opts)
+			if opts.Ranker == RankDTM && errors.Is(err, ErrNoTable) {
+				continue // no mate distance for some child (KNNKP has no DTM)
+			}
+			if err != nil {
+				fail("%s %v: %v", fen, opts.Ranker, err)
+				continue
+			}
+			checked++
+			if got := want[moves[0].Move.UCI()]; got != best {
+				fail("%s %v: first move %s reaches %v, best is %v", fen, opts.Ranker, moves[0].Move.UCI(), got, best)
+			}
+			for _, rm := range moves {
+				if rm.Best && want[rm.Move.UCI()] != best {
+					fail("%s %v: %s marked best reaches %v, best is %v", fen, opts.Ranker, rm.Move.UCI(), want[rm.Move.UCI()], best)
+				}
+				if opts.Ranker == RankDTZ && rm.Category != want[rm.Move.UCI()] {
+					fail("%s %v: %s category %v, rule-true %v", fen, opts.Ranker, rm.Move.UCI(), rm.Category, want[rm.Move.UCI()])
+				}
+			}
+		}
+	}
+	t.Logf("%d parents, %d rankings checked", len(parents), checked)
+	if checked == 0 {
+		t.Error("nothing checked")
+	}
+}
