@@ -313,3 +313,65 @@ func TestRankMovesKeepRuleTrueResult(t *testing.T) {
 		t.Error("nothing checked")
 	}
 }
+
+// TestRankMovesFirstReachesBestOverProbeRows is the same property over
+// every position of probe.tsv as a root (with the KNNKP example,
+// where the reference ranker gives the win away): each child's rule-true
+// result comes from its own probe, whose values the oracle sweeps check
+// row by row, and the first-ranked move must reach the best of them.
+func TestRankMovesFirstReachesBestOverProbeRows(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	fens := []string{"3N4/3p4/3K4/8/8/N7/8/6k1 w - - 0 1"}
+	for _, r := range readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false) {
+		fens = append(fens, r.fen)
+	}
+	switch {
+	case packRace:
+		fens = fens[:min(len(fens), 20)]
+	case testing.Short():
+		fens = fens[:min(len(fens), 300)]
+	}
+	tb := openDirs(t, Options{BlockCacheBytes: 512 << 20}, filepath.Join(base, "shipped"))
+	ctx := context.Background()
+	bad := 0
+	for _, fen := range fens {
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves, err := tb.RankMoves(ctx, &pos, RankOptions{Ranker: RankDTZ, Rule50: true})
+		if err != nil {
+			t.Errorf("%s: %v", fen, err)
+			continue
+		}
+		if len(moves) == 0 {
+			continue
+		}
+		best, first := Category(-3), Category(-3)
+		for i, rm := range moves {
+			child := pos.Play(rm.Move)
+			res, err := tb.Probe(ctx, &child)
+			if err != nil {
+				t.Fatalf("%s %s: %v", fen, rm.Move.UCI(), err)
+			}
+			c, ok := res.RuleCategory(child.HalfmoveClock())
+			if !ok {
+				t.Fatalf("%s %s: no rule-true class", fen, rm.Move.UCI())
+			}
+			c = -c
+			if i == 0 {
+				first = c
+			}
+			best = max(best, c)
+		}
+		if first != best {
+			bad++
+			if bad <= 20 {
+				t.Errorf("%s: first move %s reaches %v, best is %v", fen, moves[0].Move.UCI(), first, best)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d roots rank a worse result first", bad, len(fens))
+	}
+}
