@@ -60,7 +60,7 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 		rep.Checkmate, rep.Stalemate = res.Checkmate, res.Stalemate
 	} else {
 		rep.Material = res.Material
-		rep.Values, rep.Unavailable = FromResult(&res)
+		rep.Values, rep.Unavailable = FromResult(&res, pos.HalfmoveClock())
 	}
 	if !children {
 		return rep, nil
@@ -72,7 +72,8 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 		for i := range ranked {
 			rm := &ranked[i]
 			mv := Move{UCI: rm.Move.UCI(), SAN: pos.SAN(rm.Move), Best: rm.Best}
-			mv.Values, _ = FromResult(&rm.After)
+			child := pos.Play(rm.Move)
+			mv.Values, _ = FromMoveResult(&rm.After, child.HalfmoveClock(), pos.HalfmoveClock())
 			rep.Moves = append(rep.Moves, mv)
 		}
 		return rep, nil
@@ -95,7 +96,7 @@ func unranked(ctx context.Context, p Prober, pos *chess.Position, rep *Report) e
 		cres, err := p.Probe(ctx, &child)
 		switch {
 		case err == nil:
-			mv.Values, _ = FromResult(&cres)
+			mv.Values, _ = FromMoveResult(&cres, child.HalfmoveClock(), pos.HalfmoveClock())
 		case answerable(err):
 			mv.Error = describe(cres.Material, err)
 			mv.Checkmate, mv.Stalemate = cres.Checkmate, cres.Stalemate
@@ -130,15 +131,29 @@ func describe(material string, err error) string {
 	return err.Error()
 }
 
-// FromResult converts a probe result into the rendered values and the
-// reasons for the metrics it lacks.
-func FromResult(res *chesstb.Result) (Values, map[Metric]string) {
+// FromResult converts the probe result of a position whose half-move
+// clock is clock into the rendered values and the reasons for the metrics
+// it lacks. The category is lichess's, clock-aware (see CategoryAt); the
+// WDL stays the tables' clock-blind class.
+func FromResult(res *chesstb.Result, clock int) (Values, map[Metric]string) {
+	return fromResult(res, clock, clock-1)
+}
+
+// FromMoveResult is FromResult for the position after a move: clock is
+// that position's half-move clock, before the clock of the position the
+// move was played from, which lichess's category also reads (a 50-move
+// draw that could be claimed before the move).
+func FromMoveResult(res *chesstb.Result, clock, before int) (Values, map[Metric]string) {
+	return fromResult(res, clock, before)
+}
+
+func fromResult(res *chesstb.Result, clock, before int) (Values, map[Metric]string) {
 	var v Values
 	v.Checkmate, v.Stalemate = res.Checkmate, res.Stalemate
 	un := map[Metric]string{}
 	if res.HasWDL {
 		v.WDL = intPtr(res.WDL)
-		v.Category = CategoryOf(res.WDL)
+		v.Category = CategoryAt(res, clock, before)
 	} else {
 		un[MetricWDL] = reason(res, chesstb.MetricWDL)
 	}
@@ -173,3 +188,42 @@ func reason(res *chesstb.Result, m chesstb.Metric) string {
 }
 
 func intPtr(n int) *int { return &n }
+
+// CategoryAt is lichess's category of a probed position with half-move
+// clock clock, reached from a position whose clock was before (for a root,
+// lila-tablebase takes the clock minus one). It is the class under the
+// 50-move rule: a win or loss the clock still allows is "win" or "loss",
+// one it draws is "cursed-win" or "blessed-loss", as
+// chesstb.Result.RuleCategory gives it. When before is 100 or more a draw
+// could have been claimed already, so lichess reports every decisive
+// result, a checkmate included, as cursed or blessed. The DTZ is exact, so
+// no "maybe-" or "syzygy-" category occurs. "" means no table prices the
+// position at its clock (lichess's "unknown").
+func CategoryAt(res *chesstb.Result, clock, before int) Category {
+	var c chesstb.Category
+	switch {
+	case res.Checkmate:
+		c = chesstb.Loss
+	case res.Stalemate:
+		return Draw
+	case !res.HasWDL:
+		return ""
+	default:
+		var ok bool
+		if c, ok = res.RuleCategory(clock); !ok {
+			if clock != 0 {
+				return ""
+			}
+			c = res.Category() // right after a zeroing move the class is the verdict
+		}
+	}
+	if before >= 100 {
+		switch {
+		case c > chesstb.Draw:
+			c = chesstb.CursedWin
+		case c < chesstb.Draw:
+			c = chesstb.BlessedLoss
+		}
+	}
+	return CategoryOf(int(c))
+}

@@ -14,8 +14,9 @@ import (
 	"text/tabwriter"
 )
 
-// Category is the game-theoretic class of a position for the side to move,
-// ignoring the halfmove clock, named as the lichess tablebase API names it.
+// Category is the class of a position for the side to move under the
+// 50-move rule at its half-move clock, named and computed as the lichess
+// tablebase API does (see CategoryAt).
 type Category string
 
 // The five categories, from best to worst for the side to move.

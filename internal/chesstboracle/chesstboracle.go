@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tbfs/tbfs/chess"
 )
 
 // Row is one line of an oracle file, its fields as the reference printed
@@ -209,4 +211,87 @@ func (r Row) DTM50Class() (class string, plies int, ok bool, err error) {
 		return "", 0, false, fmt.Errorf("%s: dtm50 %q", r.Where, r.DTM50)
 	}
 	return class, plies, true, nil
+}
+
+// Clocks returns the half-move clock of the row's position and of the
+// position before it: for a probe.tsv row the FEN's clock and one less
+// (lila-tablebase's convention for a root), for a children.tsv row the
+// clock the move leaves (0 after a capture or pawn move, one more
+// otherwise, as the reference threads it) and the parent's clock.
+func (r Row) Clocks() (clock, before int, err error) {
+	pos, err := chess.ParseFEN(r.FEN)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", r.Where, err)
+	}
+	if r.Move == "" {
+		return pos.HalfmoveClock(), pos.HalfmoveClock() - 1, nil
+	}
+	m, err := pos.ParseMove(r.Move)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", r.Where, err)
+	}
+	clock = pos.HalfmoveClock() + 1
+	if pos.IsZeroing(m) {
+		clock = 0
+	}
+	return clock, pos.HalfmoveClock(), nil
+}
+
+// LichessCategory is the category lila-tablebase gives the row's position
+// (for a children.tsv row, the position after the move), built from the
+// reference's values: the WDL class says who wins ignoring the clock; the
+// clocked verdict (the DTC column's class where printed, else DTM50's,
+// else the zeroing distance against the clock, the 50-move rule itself)
+// says whether that result still stands at the clock. A result the clock
+// draws is "cursed-win" or "blessed-loss"; a side already checkmated has
+// lost (its DTM50 is LOSE/0 at any clock); and when the position before
+// had a clock of 100 or more, lila reports every decisive result as
+// cursed or blessed (its response.rs), since the draw could be claimed.
+func (r Row) LichessCategory() (string, error) {
+	wdl, err := r.Class()
+	if err != nil {
+		return "", err
+	}
+	clock, before, err := r.Clocks()
+	if err != nil {
+		return "", err
+	}
+	if wdl == 0 {
+		return "draw", nil
+	}
+	verdict := ""
+	switch {
+	case r.DTC != "":
+		verdict, _, _ = strings.Cut(r.DTC, "/")
+	case r.DTM50 != "":
+		verdict, _, _ = strings.Cut(r.DTM50, "/")
+	default:
+		dtz, err := strconv.Atoi(r.DTZ)
+		if err != nil {
+			return "", fmt.Errorf("%s: no dtc, dtm50 or dtz to price the clock", r.Where)
+		}
+		if (wdl == 2 || wdl == -2) && dtz+clock <= 100 {
+			verdict = "WIN"
+		}
+	}
+	stands := (verdict == "WIN" || verdict == "LOSE") && before < 100
+	switch {
+	case wdl > 0 && stands:
+		return "win", nil
+	case wdl > 0:
+		return "cursed-win", nil
+	case stands:
+		return "loss", nil
+	}
+	return "blessed-loss", nil
+}
+
+// WantCategory is LichessCategory failing the test on a malformed row.
+func (r Row) WantCategory(tb testing.TB) string {
+	tb.Helper()
+	c, err := r.LichessCategory()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }
