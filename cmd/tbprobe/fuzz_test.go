@@ -20,7 +20,7 @@ func fuzzServer(t testing.TB) http.Handler {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ts.Close() })
-	return newServer(ts).handler()
+	return serveHandler(ts)
 }
 
 // FuzzServeStandard sends arbitrary fen parameters: every answer must be

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tbfs/tbfs/render"
 )
 
 // latencyBuckets are the upper bounds, in seconds, of the probe latency
@@ -32,28 +30,16 @@ func newServerMetrics() *serverMetrics {
 	return &serverMetrics{buckets: make([]int64, len(latencyBuckets)), requests: map[string]int64{}}
 }
 
-// observe records one collected report (a position with its moves).
-func (m *serverMetrics) observe(d time.Duration, rep *render.Report, err error) {
+// observe records one probe of a request (a position with its moves, or
+// a mainline): its duration and outcome.
+func (m *serverMetrics) observe(d time.Duration, outside bool, err error) {
 	switch {
 	case err != nil:
 		m.probesFailed.Add(1)
-	case rep.Error != "":
+	case outside:
 		m.probesOutside.Add(1)
 	default:
 		m.probesOK.Add(1)
-	}
-	m.latency(d)
-}
-
-// observeProbe records one plain probe.
-func (m *serverMetrics) observeProbe(d time.Duration, err error) {
-	switch {
-	case err == nil:
-		m.probesOK.Add(1)
-	case outsideTables(err):
-		m.probesOutside.Add(1)
-	default:
-		m.probesFailed.Add(1)
 	}
 	m.latency(d)
 }

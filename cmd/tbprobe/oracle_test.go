@@ -11,8 +11,6 @@ import (
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
-// categories names each WDL value as our JSON does.
-var categories = map[int]string{2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
 
 // wantJSON returns the JSON object the oracle row r says tbprobe --json
 // must print for the position, as generic JSON values (numbers as
@@ -24,7 +22,7 @@ func wantJSON(t testing.TB, r chesstboracle.Row, fen string) map[string]any {
 	t.Helper()
 	wdl, dtz, dtm := r.Want(t)
 	dtc, dtm50 := r.WantDTC(t)
-	m := map[string]any{"fen": fen, "category": categories[wdl], "wdl": float64(wdl)}
+	m := map[string]any{"fen": fen, "category": r.WantCategory(t), "wdl": float64(wdl)}
 	if dtz != nil {
 		m["dtz"] = float64(*dtz)
 	}

@@ -17,6 +17,7 @@ import (
 
 	cchess "github.com/corentings/chess/v2"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/lichess"
 )
 
 // startServe runs the built binary's serve command on a free loopback
@@ -85,12 +86,13 @@ func standardURL(base, fen string) string {
 	return base + "/standard?fen=" + url.QueryEscape(strings.ReplaceAll(fen, " ", "_"))
 }
 
-// lichessKeys are the keys of a lichess position answer (ours adds dtc_pair,
+// lichessKeys are the keys of a lichess position answer (lila-tablebase's
+// src/response.rs PositionInfo and moves; ours adds chesstb_dtz, dtc_pair,
 // dtm50 and fen, and error when the position is outside the tables).
 var (
-	lichessKeys = []string{"category", "checkmate", "dtc", "dtc_pair", "dtm", "dtm50", "dtz", "fen",
+	lichessKeys = []string{"category", "checkmate", "chesstb_dtz", "dtc", "dtc_pair", "dtm", "dtm50", "dtw", "dtz", "fen",
 		"insufficient_material", "moves", "precise_dtz", "stalemate", "variant_loss", "variant_win"}
-	lichessMoveKeys = []string{"category", "checkmate", "dtc", "dtc_pair", "dtm", "dtm50", "dtz",
+	lichessMoveKeys = []string{"category", "checkmate", "chesstb_dtz", "conversion", "dtc", "dtc_pair", "dtm", "dtm50", "dtw", "dtz",
 		"insufficient_material", "precise_dtz", "san", "stalemate", "uci", "variant_loss", "variant_win", "zeroing"}
 )
 
@@ -120,18 +122,33 @@ func insufficient(fen string) bool {
 }
 
 // wantLichess is what the oracle row says a lichess-shaped answer holds
-// (numbers as float64, null as nil).
+// (numbers as float64, null as nil). dtz is the reference's DTZ in lila's
+// DTZ50'' convention (shakmaty-syzygy's: a cursed or blessed class is
+// ±(100 + plies), a checkmated side -1), precise only outside the cursed
+// band; chesstb_dtz is the reference's own value.
 func wantLichess(t *testing.T, r chesstboracle.Row, fen string) map[string]any {
 	t.Helper()
 	o := wantJSON(t, r, fen)
 	w := map[string]any{
 		"category": o["category"], "checkmate": o["checkmate"], "stalemate": o["stalemate"],
 		"variant_win": false, "variant_loss": false, "insufficient_material": insufficient(fen),
-		"dtz": o["dtz"], "precise_dtz": o["dtz"], "dtm": o["dtm"], "dtm50": o["dtm50"],
-		"dtc": nil, "dtc_pair": nil,
+		"dtz": nil, "precise_dtz": nil, "chesstb_dtz": o["dtz"], "dtm": o["dtm"], "dtm50": o["dtm50"],
+		"dtc": nil, "dtw": nil, "dtc_pair": o["dtc"],
 	}
-	if p, ok := o["dtc"].(map[string]any); ok {
-		w["dtc"], w["dtc_pair"] = p["plies"], p
+	if d, ok := o["dtz"].(float64); ok {
+		wdl, _, _ := r.Want(t)
+		switch {
+		case o["checkmate"] == true:
+			d = -1
+		case wdl == 1:
+			d += 100
+		case wdl == -1:
+			d -= 100
+		}
+		w["dtz"] = d
+		if wdl != 1 && wdl != -1 {
+			w["precise_dtz"] = d
+		}
 	}
 	return w
 }
@@ -363,7 +380,7 @@ func TestServeBatch(t *testing.T) {
 	// A batch as large as the server takes, probed on every core: each
 	// answer still sits in its FEN's slot, with the reference's values.
 	rows = chesstboracle.Read(t, "../../testdata/chesstb/oracle/probe.tsv")
-	rows = rows[:min(len(rows), maxBatchFENs)]
+	rows = rows[:min(len(rows), lichess.MaxBatchFENs)]
 	fens = fens[:0]
 	for _, r := range rows {
 		fens = append(fens, r.FEN)
