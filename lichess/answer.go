@@ -106,6 +106,9 @@ type Move struct {
 	Position
 
 	capture, promotion chess.PieceType
+	// rule is the move's rule-true result for the child's side: its class
+	// at its own clock, without lila's claimed-draw rule.
+	rule Category
 }
 
 // Answer is the /standard answer for a position. Error, our addition,
@@ -232,6 +235,10 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 			Position:   positionOf(&child, cres, child.HalfmoveClock(), clock),
 			promotion:  m.Promotion(),
 		}
+		mv.rule = mv.Category
+		if clock >= 100 {
+			mv.rule = positionOf(&child, cres, child.HalfmoveClock(), 0).Category
+		}
 		if pos.IsCapture(m) {
 			mv.capture = chess.Pawn
 			if !m.IsEnPassant() {
@@ -248,13 +255,19 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 }
 
 // compareMoves is lila-tablebase's move order (MoveInfo::sort_key), best
-// for the mover first: the child's category, worst for the child first;
+// for the mover first: the child's category, worst for the child first
+// (then, ours, the rule-true result, which differs from the category only
+// from a clock of 100 or more, where lila reports every decisive result as
+// cursed or blessed, though a capture there still wins);
 // a mate; a stalemate or dead position; the tightest mate distance; a
 // conversion (first when not losing) and DTC; a zeroing move (likewise)
 // and DTZ, the larger first; the bigger capture, then promotion. Ties
 // keep the move generator's order.
 func compareMoves(a, b Move) int {
 	if c := cmp.Compare(a.Category.order(), b.Category.order()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.rule.order(), b.rule.order()); c != 0 {
 		return c
 	}
 	if c := firstTrue(a.Checkmate, b.Checkmate); c != 0 {

@@ -247,7 +247,14 @@ func (r Row) Clocks() (clock, before int, err error) {
 // lost (its DTM50 is LOSE/0 at any clock); and when the position before
 // had a clock of 100 or more, lila reports every decisive result as
 // cursed or blessed (its response.rs), since the draw could be claimed.
-func (r Row) LichessCategory() (string, error) {
+func (r Row) LichessCategory() (string, error) { return r.category(true) }
+
+// RuleCategory is LichessCategory without lila's claimed-draw rule: the
+// position's own result under the 50-move rule at its clock, which is a
+// move's rule-true result (negated) when the row is a child.
+func (r Row) RuleCategory() (string, error) { return r.category(false) }
+
+func (r Row) category(claimed bool) (string, error) {
 	wdl, err := r.Class()
 	if err != nil {
 		return "", err
@@ -274,7 +281,7 @@ func (r Row) LichessCategory() (string, error) {
 			verdict = "WIN"
 		}
 	}
-	stands := (verdict == "WIN" || verdict == "LOSE") && before < 100
+	stands := (verdict == "WIN" || verdict == "LOSE") && (before < 100 || !claimed)
 	switch {
 	case wdl > 0 && stands:
 		return "win", nil
@@ -290,6 +297,16 @@ func (r Row) LichessCategory() (string, error) {
 func (r Row) WantCategory(tb testing.TB) string {
 	tb.Helper()
 	c, err := r.LichessCategory()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// WantRuleCategory is RuleCategory failing the test on a malformed row.
+func (r Row) WantRuleCategory(tb testing.TB) string {
+	tb.Helper()
+	c, err := r.RuleCategory()
 	if err != nil {
 		tb.Fatal(err)
 	}
