@@ -1,0 +1,5 @@
+//go:build !race
+
+package lichess_test
+
+const raceEnabled = false
