@@ -335,7 +335,7 @@ func TestWireFormat(t *testing.T) {
 		{"fen twice", "GET", "/standard?fen=" + url.QueryEscape(fen) + "&fen=" + url.QueryEscape(fen), nil, 400},
 		{"bad dtc mode", "GET", "/standard?dtc=sometimes&fen=" + url.QueryEscape(fen), nil, 400},
 		{"mainline bad fen", "GET", "/standard/mainline?fen=xx", nil, 400},
-		{"mainline outside", "GET", "/standard/mainline?fen=8/8/8/8/3k4/8/8/KQQQ4_w_-_-_0_1", nil, 404},
+		{"mainline outside", "GET", "/standard/mainline?fen=k7/8/8/8/8/8/8/KQQQ4_w_-_-_0_1", nil, 404},
 		{"mainline castling", "GET", "/standard/mainline?fen=4k3/8/8/8/8/8/8/R3K3_w_Q_-_0_1", nil, 404},
 		{"unacceptable", "GET", "/standard?fen=" + url.QueryEscape(fen), map[string]string{"Accept": "text/html"}, 406},
 		{"wrong method", "DELETE", "/standard?fen=" + url.QueryEscape(fen), nil, 405},
