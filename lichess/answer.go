@@ -121,7 +121,7 @@ type Answer struct {
 	Error string `json:"error,omitempty"`
 }
 
-// lilaDTZ converts a probe's DTZ to DTZ50”: a cursed or blessed class lies
+// lilaDTZ converts a probe's DTZ to DTZ50″: a cursed or blessed class lies
 // past 100, and a checkmated side has -1, as shakmaty-syzygy reports it.
 // precise is false in the cursed band.
 func lilaDTZ(res *chesstb.Result) (dtz int, precise bool) {

@@ -95,7 +95,7 @@ var categoryValue = map[string]int{"win": 2, "cursed-win": 1, "draw": 0, "blesse
 var lilaOrder = map[string]int{"loss": 0, "unknown": 1, "syzygy-loss": 2, "maybe-loss": 3, "blessed-loss": 4,
 	"draw": 5, "cursed-win": 6, "maybe-win": 7, "syzygy-win": 8, "win": 9}
 
-// wantDTZ is the oracle row's DTZ in lila's DTZ50” convention
+// wantDTZ is the oracle row's DTZ in lila's DTZ50″ convention
 // (shakmaty-syzygy: a cursed or blessed class is ±(100 + plies), a
 // checkmated side -1), and whether lila would call it precise (chesstb
 // stores cursed-band distances halved). ok is false where the reference
@@ -140,7 +140,7 @@ func board(fen string) map[string]byte {
 // children.tsv and checks, against the reference's child values and
 // lila's conventions: every legal move is listed with lila's keys; each
 // move's category is the child's lichess category at its clock and its
-// dtz the child's DTZ in DTZ50”; zeroing and conversion follow the rules;
+// dtz the child's DTZ in DTZ50″; zeroing and conversion follow the rules;
 // the moves are in lila's category order; the first move reaches the best
 // rule-true result the mover has; the root's category is the oracle's
 // where probe.tsv holds the root, else the first move's negation (lila's
@@ -243,7 +243,7 @@ func negate(c string) string {
 // TestCategoryEveryProbeRow sends every row of the shared probe.tsv (and
 // seed_cases.tsv) through POST /standard/batch and checks each answer's
 // category against the class the oracle's DTC/DTM50 gives at that clock,
-// and its dtz against the reference's DTZ in DTZ50”.
+// and its dtz against the reference's DTZ in DTZ50″.
 func TestCategoryEveryProbeRow(t *testing.T) {
 	base, oracle := sharedServer(t)
 	rows := chesstboracle.Read(t, filepath.Join(oracle, "probe.tsv"))

@@ -13,7 +13,7 @@ import (
 )
 
 // MainlineStep is one move of a mainline, lila's shape: the move and the
-// DTZ50” of the position after it, for the side to move there.
+// DTZ50″ of the position after it, for the side to move there.
 type MainlineStep struct {
 	UCI        string `json:"uci"`
 	SAN        string `json:"san"`

@@ -1,7 +1,7 @@
 // Package lichess serves chess tables over HTTP the way lila-tablebase,
 // lichess's tablebase server, does, so lichess clients (its web analysis
 // board, lichess-bot, GUIs) can point at it: the same routes, keys,
-// categories, DTZ50” convention, move order, status codes, CORS and CBOR.
+// categories, DTZ50″ convention, move order, status codes, CORS and CBOR.
 // Our own values (chesstb's exact DTZ and DTC, DTM50) travel under keys of
 // their own, and POST /standard/batch is our addition.
 package lichess

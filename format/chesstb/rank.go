@@ -299,7 +299,7 @@ func ruleClass(flat, clocked Category, hasClocked bool, dtz int, hasDTZ bool, cl
 // rule-true result, the child's class at the clock the move leaves: the
 // reference gives a non-zeroing move into a cursed or blessed child a
 // clean-win rank, because chesstb's DTZ carries no cursed band (Syzygy's
-// DTZ50” stores those as 100 plus the distance), and so trades a win for
+// DTZ50″ stores those as 100 plus the distance), and so trades a win for
 // a 50-move draw.
 func rankDTZ(root *chess.Position, m chess.Move, child *chess.Position, cr *fullResult, clock int, zeroing bool, opts RankOptions, rm *RootMove) error {
 	my := cr.wdl.invert()
