@@ -75,7 +75,7 @@ type Position struct {
 	VariantWin           bool `json:"variant_win"`
 	VariantLoss          bool `json:"variant_loss"`
 	InsufficientMaterial bool `json:"insufficient_material"`
-	// DTZ and PreciseDTZ are lila's: DTZ50'' (a cursed win or blessed loss
+	// DTZ and PreciseDTZ are lila's: DTZ50″ (a cursed win or blessed loss
 	// is ±(100 + plies), a checkmated side -1); PreciseDTZ is null where
 	// the value may be rounded (chesstb's 1-byte tier stores cursed-band
 	// distances halved).

@@ -11,7 +11,6 @@ import (
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
-
 // wantJSON returns the JSON object the oracle row r says tbprobe --json
 // must print for the position, as generic JSON values (numbers as
 // float64), keyed exactly as the issue defines: a metric the reference

@@ -123,7 +123,7 @@ func insufficient(fen string) bool {
 
 // wantLichess is what the oracle row says a lichess-shaped answer holds
 // (numbers as float64, null as nil). dtz is the reference's DTZ in lila's
-// DTZ50'' convention (shakmaty-syzygy's: a cursed or blessed class is
+// DTZ50″ convention (shakmaty-syzygy's: a cursed or blessed class is
 // ±(100 + plies), a checkmated side -1), precise only outside the cursed
 // band; chesstb_dtz is the reference's own value.
 func wantLichess(t *testing.T, r chesstboracle.Row, fen string) map[string]any {
