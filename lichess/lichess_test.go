@@ -324,6 +324,13 @@ func TestWireFormat(t *testing.T) {
 		t.Errorf("CBOR and JSON answers differ (%v):\n%s\n%s", err, j1, j2)
 	}
 
+	// A batch in CBOR: one entry per FEN, a bad FEN an entry with its error.
+	code, h, cb = fetch(t, "POST", base+"/standard/batch", map[string]string{"Accept": "application/cbor", "Content-Type": "text/plain"}, fen+"\nnot a fen\n")
+	var list []map[string]any
+	if err := cbor.Unmarshal(cb, &list); code != 200 || err != nil || len(list) != 2 || list[0]["category"] != "win" || list[1]["error"] == nil {
+		t.Errorf("CBOR batch: status %d, %q, %v, %v", code, h.Get("Content-Type"), err, list)
+	}
+
 	for _, tt := range []struct {
 		name, method, path string
 		header             map[string]string
