@@ -210,9 +210,10 @@ func TestProbeHuman(t *testing.T) {
 		// seed_cases.tsv: WIN 19 WIN/5/19 51 WIN/51
 		{"8/8/8/k7/8/8/K4P2/8 w - - 80 1", map[string]string{
 			"material": "KPK", "category": "win", "WDL": "2", "DTZ": "19", "DTC": "19 (5 pushes)", "DTM": "51", "DTM50": "51"}},
-		// seed_cases.tsv: WIN 19 DRAW/0/0 51 DRAW/0
+		// seed_cases.tsv: WIN 19 DRAW/0/0 51 DRAW/0: a win the clock draws,
+		// lichess's cursed-win.
 		{"8/8/8/k7/8/8/K4P2/8 w - - 95 1", map[string]string{
-			"material": "KPK", "category": "win", "WDL": "2", "DTZ": "19", "DTC": "0 (0 pushes)", "DTM": "51", "DTM50": "0"}},
+			"material": "KPK", "category": "cursed-win", "WDL": "2", "DTZ": "19", "DTC": "0 (0 pushes)", "DTM": "51", "DTM50": "0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fen, func(t *testing.T) {
@@ -252,7 +253,7 @@ func TestProbeHMC(t *testing.T) {
 	}
 	objs := decodeLines(t, res.stdout)
 	// seed_cases.tsv, clock 95: WIN 19 DRAW/0/0 51 DRAW/0.
-	row := chesstboracle.Row{Where: "seed_cases.tsv clock 95", WDL: "WIN", DTZ: "19", DTC: "DRAW/0/0", DTM: "51", DTM50: "DRAW/0"}
+	row := chesstboracle.Row{Where: "seed_cases.tsv clock 95", FEN: "8/8/8/k7/8/8/K4P2/8 w - - 95 1", WDL: "WIN", DTZ: "19", DTC: "DRAW/0/0", DTM: "51", DTM50: "DRAW/0"}
 	checkObject(t, row.Where, objs[0], wantJSON(t, row, "8/8/8/k7/8/8/K4P2/8 w - - 95 1"))
 }
 
