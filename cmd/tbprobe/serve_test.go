@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -432,4 +433,35 @@ func TestServeMetrics(t *testing.T) {
 			t.Errorf("metrics lack %q:\n%s", want, text)
 		}
 	}
+}
+
+// TestServeStopsWithIdleClients holds a keep-alive connection after a
+// request and a connection that never sends one while serve gets SIGTERM
+// (startServe's cleanup): it must still exit 0. Before, net/http's
+// shutdown waited five seconds for the silent connection, past serve's
+// grace, and serve exited 1 (issue 20; TestServeStandardOracle's flake).
+func TestServeStopsWithIdleClients(t *testing.T) {
+	// Registered first, so it runs after startServe's stop-and-wait.
+	var silent net.Conn
+	t.Cleanup(func() {
+		if silent != nil {
+			silent.Close()
+		}
+	})
+	base := startServe(t)
+	if code, v := getJSON(t, "GET", standardURL(base, "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"), "", ""); code != 200 {
+		t.Fatalf("status %d: %v", code, v)
+	}
+	var err error
+	if silent, err = net.Dial("tcp", strings.TrimPrefix(base, "http://")); err != nil {
+		t.Fatal(err)
+	}
+	// One more answered request: the silent connection was accepted
+	// before it (one accept loop, in order).
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := fresh.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 }
