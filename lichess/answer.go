@@ -10,7 +10,6 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/render"
-	"github.com/tbfs/tbfs/source"
 )
 
 // Category is lila-tablebase's category of a position for the side to
@@ -173,27 +172,13 @@ type Prober interface {
 	RankMoves(ctx context.Context, pos *chess.Position, opts chesstb.RankOptions) ([]chesstb.RootMove, error)
 }
 
-// outside reports whether a probe error says the position has no answer in
-// these tables (no table, castling rights, not derivable) rather than that
-// the tables could not be read.
-func outside(err error) bool {
-	if errors.Is(err, source.ErrTransient) || errors.Is(err, source.ErrPermanent) ||
-		errors.Is(err, source.ErrClosed) || errors.Is(err, chesstb.ErrCorrupt) ||
-		errors.Is(err, chesstb.ErrClosed) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	return errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrBadPosition) ||
-		errors.Is(err, chesstb.ErrUnsupported) || errors.Is(err, chesstb.ErrUnresolved)
-}
-
 // probe probes one position, nil when it is outside the tables.
 func probe(ctx context.Context, p Prober, pos *chess.Position) (*chesstb.Result, error) {
 	res, err := p.Probe(ctx, pos)
 	switch {
 	case err == nil:
 		return &res, nil
-	case outside(err):
+	case render.Answerable(err):
 		return nil, err
 	}
 	return nil, &tableError{err}
@@ -206,6 +191,11 @@ type tableError struct{ err error }
 func (e *tableError) Error() string { return e.err.Error() }
 func (e *tableError) Unwrap() error { return e.err }
 
+func isTableError(err error) bool {
+	var te *tableError
+	return errors.As(err, &te)
+}
+
 // Build answers one position as lila-tablebase does: every legal move with
 // the values after it, sorted by lila's key, and the root's category the
 // negation of the first move's when the root has moves. A root outside the
@@ -217,7 +207,7 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 	a := &Answer{FEN: pos.FEN(), Moves: []Move{}}
 	res, err := probe(ctx, p, pos)
 	if res == nil {
-		if _, ok := err.(*tableError); ok {
+		if isTableError(err) {
 			return nil, err
 		}
 		a.Error = err.Error()
@@ -226,7 +216,7 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 	for _, m := range pos.LegalMoves(nil) {
 		child := pos.Play(m)
 		cres, err := probe(ctx, p, &child)
-		if _, ok := err.(*tableError); ok {
+		if isTableError(err) {
 			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
 		}
 		mv := Move{

@@ -43,7 +43,7 @@ var errOutside = errors.New("not a position of these tables")
 func BuildMainline(ctx context.Context, p Prober, pos *chess.Position) (*Mainline, error) {
 	res, err := probe(ctx, p, pos)
 	if res == nil {
-		if _, ok := err.(*tableError); ok {
+		if isTableError(err) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: %w", errOutside, err)
@@ -90,24 +90,19 @@ func BuildMainline(ctx context.Context, p Prober, pos *chess.Position) (*Mainlin
 }
 
 func (s *Server) mainline(w http.ResponseWriter, r *http.Request) {
-	pos, err := parseQuery(r)
-	if err != nil {
-		replyError(w, r, http.StatusBadRequest, err)
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	start := time.Now()
-	ml, err := BuildMainline(ctx, s.p, &pos)
-	s.observe(time.Since(start), errors.Is(err, errOutside), err)
-	switch {
-	case errors.Is(err, errOutside):
-		replyError(w, r, http.StatusNotFound, err)
-	case err != nil:
-		replyError(w, r, failureCode(err), err)
-	default:
-		reply(w, r, http.StatusOK, ml)
-	}
+	s.withPosition(w, r, func(ctx context.Context, pos *chess.Position) {
+		start := time.Now()
+		ml, err := BuildMainline(ctx, s.p, pos)
+		s.observe(time.Since(start), errors.Is(err, errOutside), err)
+		switch {
+		case errors.Is(err, errOutside):
+			replyError(w, r, http.StatusNotFound, err)
+		case err != nil:
+			replyError(w, r, failureCode(err), err)
+		default:
+			reply(w, r, http.StatusOK, ml)
+		}
+	})
 }
 
 func isTransient(err error) bool { return errors.Is(err, source.ErrTransient) }

@@ -211,6 +211,19 @@ func (s *Server) answer(ctx context.Context, pos *chess.Position) (*Answer, erro
 }
 
 func (s *Server) standard(w http.ResponseWriter, r *http.Request) {
+	s.withPosition(w, r, func(ctx context.Context, pos *chess.Position) {
+		a, err := s.answer(ctx, pos)
+		if err != nil {
+			replyError(w, r, failureCode(err), err)
+			return
+		}
+		reply(w, r, http.StatusOK, a)
+	})
+}
+
+// withPosition parses the request's position query (400 when it is bad)
+// and runs f with it under the request timeout.
+func (s *Server) withPosition(w http.ResponseWriter, r *http.Request, f func(ctx context.Context, pos *chess.Position)) {
 	pos, err := parseQuery(r)
 	if err != nil {
 		replyError(w, r, http.StatusBadRequest, err)
@@ -218,12 +231,7 @@ func (s *Server) standard(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	a, err := s.answer(ctx, &pos)
-	if err != nil {
-		replyError(w, r, failureCode(err), err)
-		return
-	}
-	reply(w, r, http.StatusOK, a)
+	f(ctx, &pos)
 }
 
 // batchRequest is the JSON form of a batch.

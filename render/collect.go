@@ -21,13 +21,13 @@ type Prober interface {
 }
 
 // MoveRanking is the ranking Collect orders and marks moves by, and so the
-// one tbprobe --children, the tbfs moves/ files and tbprobe serve's moves
-// list all use: the DTZ ranker (Fathom's DTZ root probe, priced on DTC's
-// line where the material carries DTC) with the 50-move rule at the
-// position's own half-move clock. Lichess orders its moves by DTZ too, and
-// honouring the clock means a win the clock has already spent is not put
-// ahead of one that still converts in time. A FEN says nothing of earlier
-// positions, so the root is taken as not repeated.
+// one tbprobe --children and the tbfs moves/ files use: the DTZ ranker
+// (Fathom's DTZ root probe, priced on DTC's line where the material
+// carries DTC) with the 50-move rule at the position's own half-move
+// clock, so the first move reaches the best rule-true result (the child's
+// class at the clock the move leaves) and a win the clock still allows is
+// never traded for one it draws. A FEN says nothing of earlier positions,
+// so the root is taken as not repeated.
 var MoveRanking = chesstb.RankOptions{Ranker: chesstb.RankDTZ, Rule50: true}
 
 // Collect probes pos and, with children, the position after every legal
@@ -52,7 +52,7 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 	rep := &Report{FEN: pos.FEN()}
 	res, err := p.Probe(ctx, pos)
 	if err != nil {
-		if !answerable(err) {
+		if !Answerable(err) {
 			return nil, err
 		}
 		rep.Material = res.Material
@@ -77,7 +77,7 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 			rep.Moves = append(rep.Moves, mv)
 		}
 		return rep, nil
-	case !answerable(err):
+	case !Answerable(err):
 		return nil, err
 	}
 	rep.MovesUnranked = err.Error()
@@ -97,7 +97,7 @@ func unranked(ctx context.Context, p Prober, pos *chess.Position, rep *Report) e
 		switch {
 		case err == nil:
 			mv.Values, _ = FromMoveResult(&cres, child.HalfmoveClock(), pos.HalfmoveClock())
-		case answerable(err):
+		case Answerable(err):
 			mv.Error = describe(cres.Material, err)
 			mv.Checkmate, mv.Stalemate = cres.Checkmate, cres.Stalemate
 		default:
@@ -109,10 +109,10 @@ func unranked(ctx context.Context, p Prober, pos *chess.Position, rep *Report) e
 	return nil
 }
 
-// answerable reports whether a probe error is a fact about the position
+// Answerable reports whether a probe error is a fact about the position
 // (no table, outside the domain, not derivable) rather than a failure to
-// read the tables that hold it.
-func answerable(err error) bool {
+// read the tables that hold it (transport, corrupt data, cancelled).
+func Answerable(err error) bool {
 	if errors.Is(err, source.ErrTransient) || errors.Is(err, source.ErrPermanent) ||
 		errors.Is(err, source.ErrClosed) || errors.Is(err, chesstb.ErrCorrupt) ||
 		errors.Is(err, chesstb.ErrClosed) ||
