@@ -118,8 +118,8 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // probeFEN parses and probes one FEN. With --children the moves are ordered
 // and marked by render.Collect, that is by the prober's DTZ root ranking
-// with the 50-move rule at the FEN's clock (after --hmc), as lichess orders
-// by DTZ. A position the tables have nothing
+// with the 50-move rule at the FEN's clock (after --hmc), and every
+// category is lichess's at that clock. A position the tables have nothing
 // for comes back as a report with Error set; an error return means the FEN
 // was bad or the tables could not be read.
 func probeFEN(ctx context.Context, ts *tableSet, fen string, opts probeOptions) (*render.Report, error) {
