@@ -121,6 +121,9 @@ func checkPosition(t *testing.T, mnt string, r chesstboracle.Row, k int, tables 
 		if lines["WDL"] != strconv.Itoa(wdl) {
 			t.Errorf("%s: human WDL %q, want %d:\n%s", where, lines["WDL"], wdl, b)
 		}
+		if want := r.WantCategory(t); lines["category"] != want {
+			t.Errorf("%s: human category %q, want %s (lichess's, at the clock):\n%s", where, lines["category"], want, b)
+		}
 		if dtm != nil && lines["DTM"] != strconv.Itoa(*dtm) {
 			t.Errorf("%s: human DTM %q, want %d:\n%s", where, lines["DTM"], *dtm, b)
 		}
@@ -137,6 +140,9 @@ func checkPosition(t *testing.T, mnt string, r chesstboracle.Row, k int, tables 
 		}
 		if d["wdl"] != float64(wdl) {
 			t.Errorf("%s: json wdl %v, want %d", where, d["wdl"], wdl)
+		}
+		if want := r.WantCategory(t); d["category"] != want {
+			t.Errorf("%s: json category %v, want %s (lichess's, at the clock)", where, d["category"], want)
 		}
 		if dtz != nil && d["dtz"] != nil && d["dtz"] != float64(*dtz) {
 			t.Errorf("%s: json dtz %v, want %d", where, d["dtz"], *dtz)
@@ -256,8 +262,9 @@ func TestPositionsOracle(t *testing.T) {
 }
 
 // TestMovesOracle reads moves/<FEN>.json for the oracle's children rows,
-// and checks that the first move listed holds the best class for the mover
-// by the reference's values of the children and is starred in the human
+// and checks each move's values and lichess category against the
+// reference's child values, that the first move listed reaches the best
+// rule-true result for the mover, and that it is starred in the human
 // form.
 func TestMovesOracle(t *testing.T) {
 	sets := oracleSets(t)
@@ -287,9 +294,10 @@ func TestMovesOracle(t *testing.T) {
 		}
 		var d struct {
 			Moves []struct {
-				UCI string `json:"uci"`
-				WDL *int   `json:"wdl"`
-				DTM *int   `json:"dtm"`
+				UCI      string `json:"uci"`
+				WDL      *int   `json:"wdl"`
+				DTM      *int   `json:"dtm"`
+				Category string `json:"category"`
 			} `json:"moves"`
 		}
 		if err := json.Unmarshal(b, &d); err != nil {
@@ -311,16 +319,21 @@ func TestMovesOracle(t *testing.T) {
 			if dtm != nil && (m.DTM == nil || *m.DTM != *dtm) {
 				t.Errorf("%s %s: dtm %v, want %d", fen, m.UCI, m.DTM, *dtm)
 			}
+			if c := r.WantCategory(t); m.Category != c {
+				t.Errorf("%s %s: category %q, want %s", fen, m.UCI, m.Category, c)
+			}
 		}
+		// The first move must reach the best rule-true result: the child's
+		// class at the clock the move leaves, by the reference's values.
+		value := map[string]int{"win": 2, "cursed-win": 1, "draw": 0, "blessed-loss": -1, "loss": -2}
 		best := -3
 		for _, r := range want {
-			w, _, _ := r.Want(t)
-			best = max(best, -w)
+			best = max(best, -value[r.WantRuleCategory(t)])
 		}
 		if len(d.Moves) > 0 {
 			if r, ok := want[d.Moves[0].UCI]; ok {
-				if w, _, _ := r.Want(t); -w != best {
-					t.Errorf("%s: first move %s gives the mover class %d, the best is %d", fen, d.Moves[0].UCI, -w, best)
+				if w := -value[r.WantRuleCategory(t)]; w != best {
+					t.Errorf("%s: first move %s reaches %d, the best rule-true result is %d", fen, d.Moves[0].UCI, w, best)
 				}
 			}
 		}
