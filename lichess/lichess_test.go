@@ -390,3 +390,45 @@ func normalise(v any) any {
 	}
 	return v
 }
+
+// TestRootOutsideTables: a root the tables cannot answer while its
+// children can is answered as lila-tablebase does (src/tablebases.rs):
+// the children are ranked and the root's category is the first move's
+// negated. A KRK board with castling rights (every move gives them up),
+// and a five-man KQRKR root whose queen takes the rook into KQRK (the
+// unknown children sort after the loss, lila's PessimisticUnknown).
+func TestRootOutsideTables(t *testing.T) {
+	base, _ := sharedServer(t)
+	for _, tc := range []struct {
+		fen, first string
+		allKnown   bool
+	}{
+		{"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "", true},
+		{"r3k3/8/8/8/8/8/8/Q3K2R w - - 0 1", "a1a8", false},
+	} {
+		a := standard(t, base, tc.fen)
+		moves := movesOf(a)
+		if a["error"] == nil || len(moves) == 0 {
+			t.Errorf("%s: error %v, %d moves; want the root outside the tables, with moves", tc.fen, a["error"], len(moves))
+			continue
+		}
+		unknown := 0
+		for _, m := range moves {
+			if m["category"] == "unknown" {
+				unknown++
+			}
+		}
+		if tc.allKnown && unknown > 0 {
+			t.Errorf("%s: %d moves unknown, every child is in the tables", tc.fen, unknown)
+		}
+		if tc.first != "" && moves[0]["uci"] != tc.first {
+			t.Errorf("%s: first move %v, want %s", tc.fen, moves[0]["uci"], tc.first)
+		}
+		if want := negate(moves[0]["category"].(string)); moves[0]["category"] != "unknown" && a["category"] != want {
+			t.Errorf("%s: root category %v, want %s (the first move's negated)", tc.fen, a["category"], want)
+		}
+		if a["category"] != "win" {
+			t.Errorf("%s: root category %v; the rook (the capture) wins", tc.fen, a["category"])
+		}
+	}
+}
