@@ -23,7 +23,9 @@ const (
 	// folded into the rank (1000 minus the pushes for a clean win, -1000
 	// plus them for a clean loss; Fathom leaves those bands unused).
 	RankDTZ Ranker = iota
-	// RankWDL orders by class only (Fathom's WDL root probe).
+	// RankWDL orders by class only (Fathom's WDL root probe). The class
+	// ignores the clock, so this order is rule-true only right after a
+	// zeroing move; RankDTZ and RankDTM with the 50-move rule read it.
 	RankWDL
 	// RankDTM orders by distance to mate: with the 50-move rule, by the
 	// rule-true DTM50 verdict and distance, a mate the rule draws falling
