@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/s3/s3test"
+)
+
+// coldDelay is what the latency-adding server adds to every request: far
+// above a loopback request's own cost, so remote wall time minus local wall
+// time, over the delay, counts the round trips on a probe's critical path.
+const coldDelay = 50 * time.Millisecond
+
+// coldReport is what a sweep of cold probes measured.
+type coldReport struct {
+	trips          []float64 // round trips per probe, sorted
+	requests       int       // every request the server saw
+	heads, lists   int
+	bytes          int64
+	probes, failed int
+}
+
+func (r coldReport) quantile(q float64) float64 {
+	return r.trips[min(len(r.trips)-1, int(q*float64(len(r.trips))))]
+}
+
+func (r coldReport) String() string {
+	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f; per probe %.2f requests (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
+		r.quantile(0.5), r.quantile(0.9), r.trips[len(r.trips)-1],
+		float64(r.requests)/float64(r.probes), float64(r.heads)/float64(r.probes), float64(r.lists)/float64(r.probes),
+		float64(r.bytes)/float64(r.probes), r.failed)
+}
+
+// coldProbes probes each position with fresh state, as a fresh process
+// would: a new table set over url (behind slow) and a new one over the local
+// directory, and counts (remote wall - local wall) / delay for each.
+func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positions []chess.Position) coldReport {
+	t.Helper()
+	ctx := context.Background()
+	probe := func(tables string, pos *chess.Position) (time.Duration, int64, error) {
+		tf := tableFlags{tables: urlList{tables}, cacheSize: 64 << 20}
+		start := time.Now()
+		ts, err := tf.open(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer ts.Close()
+		_, err = ts.tb.Probe(ctx, pos)
+		return time.Since(start), ts.Stats().Bytes, err
+	}
+	var rep coldReport
+	slow.Reset()
+	for i := range positions {
+		pos := &positions[i]
+		lw, _, lerr := probe(local, pos)
+		rw, bytes, rerr := probe(remote, pos)
+		if (lerr == nil) != (rerr == nil) {
+			t.Errorf("%s: local %v, remote %v", pos.FEN(), lerr, rerr)
+		}
+		if rerr != nil {
+			rep.failed++
+		}
+		rep.trips = append(rep.trips, max(0, float64(rw-lw)/float64(coldDelay)))
+		rep.bytes += bytes
+		rep.probes++
+	}
+	c := slow.Counts()
+	rep.requests, rep.heads, rep.lists = c.Total(), c.Heads, c.Lists
+	slices.Sort(rep.trips)
+	return rep
+}
+
+// coldPositions draws the benchmark list: n random legal positions of the
+// shipped tables' materials, with a fixed seed.
+func coldPositions(t testing.TB, dir string, n int) []chess.Position {
+	t.Helper()
+	tf := tableFlags{tables: urlList{dir}, cacheSize: 64 << 20}
+	ts, err := tf.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	fens, err := randomPositions(context.Background(), ts, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]chess.Position, len(fens))
+	for i, f := range fens {
+		if out[i], err = chess.ParseFEN(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// BenchmarkColdRoundTrips prints the round trips a cold probe of every
+// metric spends over HTTP and S3 (versitygw) with 50 ms added to every
+// request: 40 random positions of the shipped tables, fresh state for each.
+//
+//	go test ./cmd/tbprobe -run '^$' -bench ColdRoundTrips -benchtime 1x
+func BenchmarkColdRoundTrips(b *testing.B) {
+	dir := filepath.Join(testenv.Shared(b, "chesstb"), "shipped")
+	positions := coldPositions(b, dir, 40)
+	b.Run("http", func(b *testing.B) {
+		remote, slow := httptest.ServeSlow(b, dir, coldDelay)
+		for range b.N {
+			reportCold(b, coldProbes(b, remote, dir, slow, positions))
+		}
+	})
+	b.Run("s3", func(b *testing.B) {
+		srv, _ := s3test.ServeDir(b, dir)
+		srv.Setenv(b)
+		endpoint, slow := httptest.ProxySlow(b, srv.Endpoint, coldDelay)
+		remote := s3URL(endpoint)
+		for range b.N {
+			reportCold(b, coldProbes(b, remote, dir, slow, positions))
+		}
+	})
+}
+
+// s3URL is the s3:// URL of the test bucket reached through endpoint.
+func s3URL(endpoint string) string {
+	q := url.Values{"endpoint": {endpoint}, "region": {s3test.Region}, "path_style": {"true"}}
+	return "s3://tbfs/?" + q.Encode()
+}
+
+func reportCold(b *testing.B, r coldReport) {
+	b.Helper()
+	b.ReportMetric(r.quantile(0.5), "rt-median")
+	b.ReportMetric(r.quantile(0.9), "rt-p90")
+	b.ReportMetric(r.trips[len(r.trips)-1], "rt-max")
+	b.ReportMetric(float64(r.requests)/float64(r.probes), "req/probe")
+	b.ReportMetric(float64(r.bytes)/float64(r.probes), "B/probe")
+	b.Log(r)
+}
