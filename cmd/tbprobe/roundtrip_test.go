@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
-	"net/url"
 	"testing"
 	"time"
 

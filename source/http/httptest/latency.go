@@ -3,8 +3,8 @@ package httptest
 import (
 	"net"
 	"net/http"
-	"net/http/httputil"
 	nethttptest "net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"sync"
 	"testing"
