@@ -586,8 +586,8 @@ func (s *Source) Close() error {
 }
 
 type object struct {
-	src  *Source
-	name string
+	src   *Source
+	name  string
 	size  int64
 	ver   version
 	first *prefix.Bytes // the bytes Open fetched, until read

@@ -45,7 +45,7 @@ func TestOpenIsOneGet(t *testing.T) {
 		{0, 4096, 0},
 		{4096, srchttp.DefaultOpenRead - 4096, 0},
 		{srchttp.DefaultOpenRead - 10, 20, 1}, // 10 kept bytes, 10 fetched
-		{100, 10, 1},                           // the kept bytes were all read once, so dropped
+		{100, 10, 1},                          // the kept bytes were all read once, so dropped
 	} {
 		before := requests.Load()
 		buf := make([]byte, r.n)
