@@ -101,6 +101,20 @@ type header struct {
 	frames [2]frame
 }
 
+// headerFirstRead is the first read of a header: the part of a table the
+// remote transports fetch when they open it (64 KiB), which holds the header
+// and block offsets of most tables, so opening a table is one round trip.
+// Later reads double what is held, but never past the next headerReadUnit
+// boundary beyond what the parser asked for: a header that ends early in a
+// unit does not pull in the unit after it.
+const (
+	headerFirstRead = 64 << 10
+	headerReadUnit  = 64 << 10
+)
+
+// alignUp rounds n up to a multiple of unit.
+func alignUp(n, unit int) int { return (n + unit - 1) / unit * unit }
+
 // headerReader reads a file's header through its source, fetching more
 // bytes as the parser asks for them.
 type headerReader struct {
@@ -125,7 +139,7 @@ func (r *headerReader) need(n int) bool {
 	if want <= len(r.buf) {
 		return true
 	}
-	grow := max(want, 2*len(r.buf), 4096)
+	grow := max(want, min(2*len(r.buf), alignUp(want, headerReadUnit)), headerFirstRead)
 	if int64(grow) > r.size {
 		grow = int(r.size)
 	}
