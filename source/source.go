@@ -93,6 +93,18 @@ func VersionOf(obj Object) string {
 	return ""
 }
 
+// Prefixed is implemented by objects whose Open fetched their first bytes
+// along with the size and version (the remote transports do, so opening a
+// table and reading its header is one request). Counters use it to tell
+// reads that cost a request from reads answered by those bytes.
+type Prefixed interface {
+	// PrefixLen is how many bytes Open fetched.
+	PrefixLen() int64
+	// Holds reports whether a read of n bytes at off would be answered
+	// from bytes the object holds, with no request.
+	Holds(off int64, n int) bool
+}
+
 // Entry describes one object found by a Lister.
 type Entry struct {
 	// Name is the object's name, usable with Source.Open.

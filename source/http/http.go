@@ -117,8 +117,9 @@ type Source struct {
 }
 
 var (
-	_ source.Source = (*Source)(nil)
-	_ source.Lister = (*Source)(nil)
+	_ source.Source   = (*Source)(nil)
+	_ source.Lister   = (*Source)(nil)
+	_ source.Prefixed = (*object)(nil)
 )
 
 // New serves the mirror at base, an http or https URL. Nothing is fetched
@@ -597,6 +598,15 @@ type object struct {
 }
 
 func (o *object) Size() int64 { return o.size }
+
+// PrefixLen is how many bytes Open fetched.
+func (o *object) PrefixLen() int64 { return o.first.Len() }
+
+// Holds reports whether a read of n bytes at off is answered by the bytes
+// Open fetched.
+func (o *object) Holds(off int64, n int) bool {
+	return o.first.Holds(off, int(min(int64(n), o.size-off)))
+}
 
 // Version is the ETag Open saw, or its Last-Modified date without one.
 func (o *object) Version() string {

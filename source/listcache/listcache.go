@@ -1,0 +1,173 @@
+// Package listcache answers "is there such an object?" without a request
+// where it can. A table search asks for many names that do not exist (each
+// table kind's folder, then the root; the sub-tables of materials a set
+// leaves out), and over object storage every such miss used to cost a round
+// trip per process. The wrapper lists the source once, in the background,
+// when the first object is opened; once the listing is in, a name it does not
+// hold fails with source.ErrNotFound at once, and a source that cannot list
+// still remembers each name it was told is missing. Both answers are
+// trusted for a time-to-live and then asked again, so a table added to the
+// store is found within it.
+package listcache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+// DefaultTTL is how long a listing and a remembered miss are trusted when
+// Options.TTL is zero.
+const DefaultTTL = 5 * time.Minute
+
+// maxMissing bounds the misses remembered one by one.
+const maxMissing = 1 << 16
+
+// Options tune a Source; the zero value is usable.
+type Options struct {
+	// TTL is how long a listing or a miss is trusted. Zero means
+	// DefaultTTL; a negative value trusts them for the life of the
+	// source.
+	TTL time.Duration
+	// Now tells the time; nil means time.Now. Tests move it.
+	Now func() time.Time
+}
+
+// Source wraps a source with a listing and a memory of misses.
+type Source struct {
+	inner source.Source
+	ttl   time.Duration
+	now   func() time.Time
+
+	ctx    context.Context // ends at Close; the background listing runs under it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	listing *listing
+	missing map[string]time.Time // name -> when it was found missing
+}
+
+// listing is one listing of the source, in flight until done is closed.
+type listing struct {
+	done  chan struct{}
+	at    time.Time
+	names map[string]bool // nil when the listing failed
+}
+
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Lister = (*Source)(nil)
+)
+
+// Wrap returns src with its lookups cached under opts.
+func Wrap(src source.Source, opts Options) *Source {
+	s := &Source{inner: src, ttl: opts.TTL, now: opts.Now, missing: map[string]time.Time{}}
+	if s.ttl == 0 {
+		s.ttl = DefaultTTL
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s
+}
+
+// Unwrap returns the wrapped source.
+func (s *Source) Unwrap() source.Source { return s.inner }
+
+func (s *Source) fresh(at time.Time) bool { return s.ttl < 0 || s.now().Sub(at) < s.ttl }
+
+// known answers from the listing or the misses when they can: missing is
+// true when name is known not to exist. A listing is started when there is
+// none or the last one is stale; Open does not wait for it.
+func (s *Source) known(name string) (missing bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if at, ok := s.missing[name]; ok {
+		if s.fresh(at) {
+			return true
+		}
+		delete(s.missing, name)
+	}
+	l := s.listing
+	if l != nil {
+		select {
+		case <-l.done:
+			if !s.fresh(l.at) {
+				l = nil
+			} else if l.names != nil {
+				return !l.names[name]
+			}
+		default:
+			return false // in flight
+		}
+	}
+	if l == nil && s.ctx.Err() == nil {
+		if _, ok := s.inner.(source.Lister); ok {
+			s.startListing()
+		}
+	}
+	return false
+}
+
+// startListing lists the source in the background. s.mu is held.
+func (s *Source) startListing() {
+	l := &listing{done: make(chan struct{}), at: s.now()}
+	s.listing = l
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(l.done)
+		entries, err := source.List(s.ctx, s.inner, "")
+		if err != nil {
+			return // no listing: misses are remembered one by one
+		}
+		names := make(map[string]bool, len(entries))
+		for _, e := range entries {
+			names[e.Name] = true
+		}
+		s.mu.Lock()
+		l.names = names
+		s.mu.Unlock()
+	}()
+}
+
+// Open fails with source.ErrNotFound at once for a name the listing does not
+// hold or that was found missing within the time-to-live, and otherwise
+// opens the object below.
+func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
+	if err := source.CheckName(name); err != nil {
+		return nil, &source.Error{Op: "open", Name: name, Err: err}
+	}
+	if s.known(name) {
+		return nil, &source.Error{Op: "open", Name: name, Err: source.ErrNotFound}
+	}
+	obj, err := s.inner.Open(ctx, name)
+	if errors.Is(err, source.ErrNotFound) {
+		s.mu.Lock()
+		if len(s.missing) >= maxMissing {
+			// Bounded: a flood of made-up names must not grow it forever.
+			clear(s.missing)
+		}
+		s.missing[name] = s.now()
+		s.mu.Unlock()
+	}
+	return obj, err
+}
+
+// List lists the source below.
+func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
+	return source.List(ctx, s.inner, prefix)
+}
+
+// Close stops a listing in flight, waits for it, and closes the source
+// below.
+func (s *Source) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	return s.inner.Close()
+}
