@@ -136,6 +136,27 @@ func (s *Source) startListing() {
 	}()
 }
 
+// Listed waits for the listing in flight (starting one when there is none
+// or it is stale) and reports whether a usable listing is held now: false
+// when the source cannot list, the listing failed or ctx ended first.
+func (s *Source) Listed(ctx context.Context) bool {
+	s.known("") // starts a listing when one is due
+	s.mu.Lock()
+	l := s.listing
+	s.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return l.names != nil
+}
+
 // Open fails with source.ErrNotFound at once for a name the listing does not
 // hold or that was found missing within the time-to-live, and otherwise
 // opens the object below.
