@@ -2,8 +2,10 @@ package chesstb
 
 import (
 	"context"
+	"sync"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/source"
 )
 
 // Opening tables ahead of a probe.
@@ -21,13 +23,18 @@ var everyKind = []Kind{KindWDL, KindDTZ, KindDTC, KindDTM, KindDTM50}
 // wdlKind is what a WDL probe reads.
 var wdlKind = []Kind{KindWDL}
 
+// maxPrefetch bounds the blocks one probe fetches ahead.
+const maxPrefetch = 24
+
 // openAhead starts opening, concurrently, the kinds tables of n's material
 // and of the material of every child a capture or promotion of n reaches
-// (its opposing-pair material too, where the child holds a pair). It does
-// not wait: each open runs in its own goroutine, counted as a probe in
-// flight so Close waits for it, and fills the table slot the probe asks
-// next; a failure is left for that probe to meet (and, when transient, to
-// try again). Tables already opened cost nothing.
+// (its opposing-pair material too, where the child holds a pair), then
+// fetches ahead the blocks holding n's own cells in them, or, where n's
+// frame is dropped and rebuilt, its children's cells (prefetchCells). It
+// does not wait: the work runs in goroutines, counted as a probe in flight
+// so Close waits for them, and fills the table slots and the source cache
+// the probe asks next; a failure is left for that probe to meet (and, when
+// transient, to try again).
 func (tb *Tablebase) openAhead(ctx context.Context, n *node, kinds []Kind) {
 	var mats []material
 	add := func(m material) {
@@ -52,18 +59,28 @@ func (tb *Tablebase) openAhead(ctx context.Context, n *node, kinds []Kind) {
 			add(cn.mat)
 		}
 	}
+	var todo []tableKey
 	for _, m := range mats {
 		for _, k := range kinds {
-			if tb.opened(k, m) {
-				continue
+			if !tb.opened(k, m) {
+				todo = append(todo, tableKey{k, m})
 			}
-			tb.inflight.Add(1)
-			go func() {
-				defer tb.inflight.Done()
-				tb.table(ctx, k, m)
-			}()
 		}
 	}
+	if len(todo) == 0 && !tb.prefetchable(n) {
+		return // warm, or local: the probe itself is as fast
+	}
+	root := *n
+	tb.inflight.Add(1)
+	go func() {
+		defer tb.inflight.Done()
+		var wg sync.WaitGroup
+		for _, key := range todo {
+			wg.Go(func() { tb.table(ctx, key.kind, key.mat) })
+		}
+		wg.Wait()
+		tb.prefetchCells(ctx, &root, kinds)
+	}()
 }
 
 // opened reports whether the kind-k table of m has its final outcome, open
@@ -73,4 +90,123 @@ func (tb *Tablebase) opened(k Kind, m material) bool {
 	s := tb.tables[tableKey{k, m}]
 	tb.mu.RUnlock()
 	return s != nil && s.done.Load() != nil
+}
+
+// prefetchable reports whether n's open WDL table can fetch ahead (its
+// source has a cache that can); a memory-mapped table needs no help.
+func (tb *Tablebase) prefetchable(n *node) bool {
+	tb.mu.RLock()
+	s := tb.tables[tableKey{KindWDL, n.mat}]
+	tb.mu.RUnlock()
+	if s == nil {
+		return false
+	}
+	r := s.done.Load()
+	if r == nil || r.file == nil {
+		return false
+	}
+	_, ok := r.file.obj.(source.Prefetcher)
+	return ok
+}
+
+// cellBlock is the block of frame c that holds cell idx.
+func (t *tableFile) cellBlock(c int, idx uint64) uint64 {
+	f := &t.hdr.frames[c]
+	switch {
+	case t.kind.layered():
+		return idx / f.blockPositions
+	case t.kind == KindWDL:
+		return idx / 2 / f.blockSize
+	}
+	return idx / (f.blockSize / uint64(f.entryBytes))
+}
+
+// blockRange is the compressed bytes of one block, to be fetched ahead.
+type blockRange struct {
+	obj source.Object
+	off int64
+	n   int
+}
+
+// prefetchCells fetches, all at once, the compressed blocks that hold n's
+// cell in each of its kinds tables that are open, and where n's frame is
+// dropped, the cells of its children in the same kind and in WDL, which the
+// rebuild reads. Blocks already decoded are skipped; at most maxPrefetch are
+// fetched. Failures are ignored: the probe's own reads meet them.
+func (tb *Tablebase) prefetchCells(ctx context.Context, n *node, kinds []Kind) {
+	var want []blockRange
+	seen := map[blockKey]bool{}
+	// cell adds the block of nd's kind-k cell and reports whether nd's
+	// frame is rebuilt instead.
+	cell := func(k Kind, nd *node) (derive bool) {
+		if len(want) >= maxPrefetch || !tb.opened(k, nd.mat) {
+			return false
+		}
+		t, err := tb.table(ctx, k, nd.mat)
+		if err != nil {
+			return false
+		}
+		if _, ok := t.obj.(source.Prefetcher); !ok {
+			return false
+		}
+		c, ps, derive, err := frameFor(t, nd)
+		if err != nil || derive {
+			return derive
+		}
+		f := &t.hdr.frames[c]
+		if !f.stored() {
+			return false
+		}
+		idx, err := cellIndex(t, c, &ps)
+		if err != nil {
+			return false
+		}
+		b := t.cellBlock(c, idx)
+		key := blockKey{file: t.id, frame: uint8(c), block: b}
+		if b >= f.blockCnt || f.skipBlock(b) || seen[key] {
+			return false
+		}
+		if _, ok := t.cache.peek(key); ok {
+			return false
+		}
+		lo, hi := f.offsets.get(b), f.offsets.get(b+1)
+		if hi < lo || hi > f.dataSize {
+			return false
+		}
+		seen[key] = true
+		want = append(want, blockRange{obj: t.obj, off: f.dataOff + int64(lo), n: int(hi - lo)})
+		return false
+	}
+	var children []node
+	for _, k := range kinds {
+		if !cell(k, n) {
+			continue
+		}
+		if children == nil {
+			for _, m := range n.pos.LegalMoves(nil) {
+				if m.IsEnPassant() {
+					continue // the ep overlay probes these afresh
+				}
+				child := n.pos.Play(m)
+				cn := node{pos: child, mat: n.mat}
+				if n.pos.IsZeroing(m) {
+					cn = tb.nodeOf(ctx, &child)
+				}
+				if !cn.mat.bareKings() {
+					children = append(children, cn)
+				}
+			}
+		}
+		for i := range children {
+			cell(KindWDL, &children[i])
+			if k != KindWDL {
+				cell(k, &children[i])
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for _, r := range want {
+		wg.Go(func() { source.Prefetch(ctx, r.obj, r.off, r.n, source.HintData) })
+	}
+	wg.Wait()
 }
