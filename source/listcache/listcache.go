@@ -56,6 +56,12 @@ type listing struct {
 	done  chan struct{}
 	at    time.Time
 	names map[string]bool // nil when the listing failed
+	// missed is set once an open found a name missing while the listing
+	// was in flight. The lookups that follow a miss (the next place to
+	// search) wait for the listing, which left with the first lookups and
+	// is due about when they return, rather than send requests of their
+	// own.
+	missed bool
 }
 
 var (
@@ -83,9 +89,22 @@ func (s *Source) fresh(at time.Time) bool { return s.ttl < 0 || s.now().Sub(at) 
 
 // known answers from the listing or the misses when they can: missing is
 // true when name is known not to exist. A listing is started when there is
-// none or the last one is stale; Open does not wait for it.
-func (s *Source) known(name string) (missing bool) {
+// none or the last one is stale; Open waits for one in flight only after a
+// miss (see listing.missed).
+func (s *Source) known(ctx context.Context, name string) (missing bool) {
 	s.mu.Lock()
+	if l := s.listing; l != nil && l.missed {
+		select {
+		case <-l.done:
+		default:
+			s.mu.Unlock()
+			select {
+			case <-l.done:
+			case <-ctx.Done():
+			}
+			s.mu.Lock()
+		}
+	}
 	defer s.mu.Unlock()
 	if at, ok := s.missing[name]; ok {
 		if s.fresh(at) {
@@ -140,7 +159,7 @@ func (s *Source) startListing() {
 // or it is stale) and reports whether a usable listing is held now: false
 // when the source cannot list, the listing failed or ctx ended first.
 func (s *Source) Listed(ctx context.Context) bool {
-	s.known("") // starts a listing when one is due
+	s.known(ctx, "") // starts a listing when one is due
 	s.mu.Lock()
 	l := s.listing
 	s.mu.Unlock()
@@ -164,7 +183,7 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if err := source.CheckName(name); err != nil {
 		return nil, &source.Error{Op: "open", Name: name, Err: err}
 	}
-	if s.known(name) {
+	if s.known(ctx, name) {
 		return nil, &source.Error{Op: "open", Name: name, Err: source.ErrNotFound}
 	}
 	obj, err := s.inner.Open(ctx, name)
@@ -175,6 +194,13 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 			clear(s.missing)
 		}
 		s.missing[name] = s.now()
+		if l := s.listing; l != nil {
+			select {
+			case <-l.done:
+			default:
+				l.missed = true
+			}
+		}
 		s.mu.Unlock()
 	}
 	return obj, err

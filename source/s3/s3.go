@@ -168,6 +168,12 @@ type Source struct {
 	bucketOK atomic.Bool // the bucket is known to exist (or cannot be checked)
 
 	mu sync.Mutex // serialises the bucket check
+
+	// listing is closed when the List in flight ends; nil when none is.
+	// A 404 waits for it rather than asking HeadBucket: a listing that
+	// succeeds proves the bucket, in the same round trip.
+	listMu  sync.Mutex
+	listing chan struct{}
 }
 
 var (
@@ -410,6 +416,19 @@ func (s *Source) checkBucket(ctx context.Context) error {
 	if s.bucketOK.Load() {
 		return nil
 	}
+	s.listMu.Lock()
+	inFlight := s.listing
+	s.listMu.Unlock()
+	if inFlight != nil {
+		select {
+		case <-inFlight:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if s.bucketOK.Load() {
+			return nil
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.bucketOK.Load() {
@@ -448,6 +467,18 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 	if s.closed.Load() {
 		return nil, fail(source.ErrClosed)
 	}
+	done := make(chan struct{})
+	defer close(done)
+	s.listMu.Lock()
+	if s.listing == nil {
+		s.listing = done
+		defer func() {
+			s.listMu.Lock()
+			s.listing = nil
+			s.listMu.Unlock()
+		}()
+	}
+	s.listMu.Unlock()
 	var out []source.Entry
 	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: &s.bucket, Prefix: aws.String(s.key(prefix)),

@@ -98,6 +98,16 @@ func ServeSlow(t testing.TB, dir string, d time.Duration) (string, *Slow) {
 	return srv.URL + "/", slow
 }
 
+// ServeSlowListed is ServeSlow for a mirror that publishes a manifest of
+// dir (made when the server starts; dir itself is not written).
+func ServeSlowListed(t testing.TB, dir string, d time.Duration) (string, *Slow) {
+	t.Helper()
+	slow := Delay(WithManifest(t, dir, Handler(t, dir)), d)
+	srv := nethttptest.NewServer(slow)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", slow
+}
+
 // ProxySlow starts a reverse proxy on a free loopback port that forwards
 // every request to target (a loopback http:// URL, such as an S3 test
 // server's endpoint) after a delay of d. It returns the proxy's base URL
