@@ -325,7 +325,8 @@ func TestS3(t *testing.T) {
 }
 
 // TestCacheDir: with --cache-dir, a second mount of the same S3 tables
-// answers the same reads without one transport request.
+// within the metadata TTL answers the same reads without one transport
+// request: no read, no open (HEAD or GET), no listing.
 func TestCacheDir(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
 	srv, url := s3test.ServeDir(t, dir)
@@ -342,7 +343,7 @@ func TestCacheDir(t *testing.T) {
 			t.Fatalf("raw table through the disk cache differs (%v)", err)
 		}
 	}
-	requests := func(mnt string) (int64, int64) {
+	requests := func(mnt string) (requests int64, disk int64) {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(mnt, ".stats"))
 		if err != nil {
@@ -351,15 +352,16 @@ func TestCacheDir(t *testing.T) {
 		var s struct {
 			Counters struct {
 				Transport []struct {
-					Requests        int64
-					DiskCachedBytes int64 `json:"disk_cached_bytes"`
+					Requests, Opens, Lists int64
+					DiskCachedBytes        int64 `json:"disk_cached_bytes"`
 				} `json:"transport"`
 			} `json:"counters"`
 		}
 		if err := json.Unmarshal(b, &s); err != nil || len(s.Counters.Transport) != 1 {
 			t.Fatalf(".stats: %s (%v)", b, err)
 		}
-		return s.Counters.Transport[0].Requests, s.Counters.Transport[0].DiskCachedBytes
+		tr := s.Counters.Transport[0]
+		return tr.Requests + tr.Opens + tr.Lists, tr.DiskCachedBytes
 	}
 	args := []string{"--tables", url, "--cache-dir", cache, "--cache-dir-size", "20M"}
 	mnt, p := startMount(t, srv.Env(), args...)
