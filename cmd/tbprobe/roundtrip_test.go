@@ -2,15 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	nethttptest "net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -167,4 +174,66 @@ func reportCold(b *testing.B, r coldReport) {
 	b.ReportMetric(float64(r.requests)/float64(r.probes), "req/probe")
 	b.ReportMetric(float64(r.bytes)/float64(r.probes), "B/probe")
 	b.Log(r)
+}
+
+// TestColdProbeRequests: cold probes over HTTP send no HEAD, open their
+// tables at once (more than one request in flight), and give the
+// reference's answers (oracle rows of the shipped form: WDL, DTZ, DTM); a
+// server that fails every request still gives the clear errors it always
+// did (a transient failure naming the table), and one that holds no table
+// gives ErrNoTable.
+func TestColdProbeRequests(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	dir := filepath.Join(base, "shipped")
+	var rows []chesstboracle.Row
+	for i, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", "probe.tsv")) {
+		if r.HasForm("shipped") && i%997 == 0 {
+			rows = append(rows, r)
+		}
+	}
+	positions := make([]chess.Position, len(rows))
+	for i, r := range rows {
+		var err error
+		if positions[i], err = chess.ParseFEN(r.FEN); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	probe := func(tables string, pos *chess.Position) (chesstb.Result, error) {
+		tf := tableFlags{tables: urlList{tables}, cacheSize: 64 << 20}
+		ts, err := tf.open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ts.Close()
+		return ts.tb.Probe(ctx, pos)
+	}
+	remote, slow := httptest.ServeSlowListed(t, dir, 2*time.Millisecond)
+	for i, r := range rows {
+		wdl, dtz, dtm := r.Want(t)
+		got, err := probe(remote, &positions[i])
+		if err != nil || got.WDL != wdl || dtz != nil && (!got.HasDTZ || got.DTZ != *dtz) || dtm != nil && (!got.HasDTM || got.DTM != *dtm) {
+			t.Errorf("%s: %+v, %v; want wdl %d dtz %v dtm %v", r.Where, got, err, wdl, dtz, dtm)
+		}
+	}
+	if len(rows) < 5 {
+		t.Fatalf("only %d oracle rows", len(rows))
+	}
+	if c := slow.Counts(); c.Heads != 0 || c.MaxInFlight < 2 {
+		t.Errorf("%+v: want no HEAD and concurrent requests", c)
+	}
+
+	failing := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(failing.Close)
+	_, err := probe(failing.URL+"/", &positions[0])
+	if !errors.Is(err, source.ErrTransient) || !strings.Contains(err.Error(), ".lzw") {
+		t.Errorf("failing server: %v, want a transient failure naming the WDL table", err)
+	}
+	empty := nethttptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(empty.Close)
+	if _, err := probe(empty.URL+"/", &positions[0]); !errors.Is(err, chesstb.ErrNoTable) {
+		t.Errorf("server without tables: %v, want ErrNoTable", err)
+	}
 }
