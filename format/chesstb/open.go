@@ -36,6 +36,11 @@ const maxPrefetch = 24
 // the probe asks next; a failure is left for that probe to meet (and, when
 // transient, to try again).
 func (tb *Tablebase) openAhead(ctx context.Context, n *node, kinds []Kind) {
+	if f := tb.openFile(KindWDL, n.mat); f != nil && !canPrefetch(f) {
+		// A source that cannot fetch ahead is local (memory-mapped):
+		// its tables open as fast as the probe asks for them.
+		return
+	}
 	var mats []material
 	add := func(m material) {
 		for _, o := range mats {
@@ -67,8 +72,8 @@ func (tb *Tablebase) openAhead(ctx context.Context, n *node, kinds []Kind) {
 			}
 		}
 	}
-	if len(todo) == 0 && !tb.prefetchable(n) {
-		return // warm, or local: the probe itself is as fast
+	if f := tb.openFile(KindWDL, n.mat); len(todo) == 0 && (f == nil || !canPrefetch(f)) {
+		return // nothing to open, nothing to fetch ahead
 	}
 	root := *n
 	tb.inflight.Add(1)
@@ -92,20 +97,24 @@ func (tb *Tablebase) opened(k Kind, m material) bool {
 	return s != nil && s.done.Load() != nil
 }
 
-// prefetchable reports whether n's open WDL table can fetch ahead (its
-// source has a cache that can); a memory-mapped table needs no help.
-func (tb *Tablebase) prefetchable(n *node) bool {
+// openFile returns the kind-k table of m when it is open, else nil.
+func (tb *Tablebase) openFile(k Kind, m material) *tableFile {
 	tb.mu.RLock()
-	s := tb.tables[tableKey{KindWDL, n.mat}]
+	s := tb.tables[tableKey{k, m}]
 	tb.mu.RUnlock()
 	if s == nil {
-		return false
+		return nil
 	}
-	r := s.done.Load()
-	if r == nil || r.file == nil {
-		return false
+	if r := s.done.Load(); r != nil {
+		return r.file
 	}
-	_, ok := r.file.obj.(source.Prefetcher)
+	return nil
+}
+
+// canPrefetch reports whether t's source can fetch ahead (it has a cache
+// that can); a memory-mapped table needs no help.
+func canPrefetch(t *tableFile) bool {
+	_, ok := t.obj.(source.Prefetcher)
 	return ok
 }
 
@@ -146,7 +155,7 @@ func (tb *Tablebase) prefetchCells(ctx context.Context, n *node, kinds []Kind) {
 		if err != nil {
 			return false
 		}
-		if _, ok := t.obj.(source.Prefetcher); !ok {
+		if !canPrefetch(t) {
 			return false
 		}
 		c, ps, derive, err := frameFor(t, nd)
