@@ -3,10 +3,10 @@ package listcache_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
@@ -36,27 +36,9 @@ func TestConformanceHTTPWithoutManifest(t *testing.T) {
 	})
 }
 
-// clock is a time the test moves.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // serve serves the suite's fixtures over HTTP, with a manifest or without,
 // and wraps the source in a listing cache on a clock the test moves.
-func serve(t *testing.T, manifest bool) (*listcache.Source, *httptest.Slow, *clock, *metrics.Counters) {
+func serve(t *testing.T, manifest bool) (*listcache.Source, *httptest.Slow, *testenv.Clock, *metrics.Counters) {
 	t.Helper()
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
@@ -68,7 +50,7 @@ func serve(t *testing.T, manifest bool) (*listcache.Source, *httptest.Slow, *clo
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := testenv.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	counters := new(metrics.Counters)
 	src := listcache.Wrap(metrics.Wrap(raw, counters), listcache.Options{TTL: time.Minute, Now: c.Now})
 	t.Cleanup(func() { src.Close() })
@@ -117,7 +99,7 @@ func TestListingAnswersMisses(t *testing.T) {
 	if got := counters.Stats().Lists; got != 1 {
 		t.Errorf("%d listings, want 1", got)
 	}
-	c.add(2 * time.Minute)
+	c.Add(2 * time.Minute)
 	if !src.Listed(ctx) {
 		t.Fatal("the stale listing was not read again")
 	}
@@ -140,7 +122,7 @@ func TestMissesRemembered(t *testing.T) {
 			t.Errorf("open %d: %v after %d requests, want ErrNotFound after %d", i, err, n, want)
 		}
 	}
-	c.add(2 * time.Minute)
+	c.Add(2 * time.Minute)
 	if !src.Listed(context.Background()) { // asks for the manifest again
 		if err, n := openCost(t, src, slow, "nope.bin"); !errors.Is(err, source.ErrNotFound) || n != 1 {
 			t.Errorf("after the TTL: %v after %d requests, want ErrNotFound after 1", err, n)

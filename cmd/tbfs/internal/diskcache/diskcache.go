@@ -211,21 +211,11 @@ func (s *Source) listingName(prefix string) (file, header string) {
 
 // loadListing reads a listing stored within the time-to-live.
 func (s *Source) loadListing(fname, header string) ([]source.Entry, bool) {
-	s.mu.Lock()
-	f := s.files[fname]
-	if f != nil {
-		s.touchLocked(f)
-	}
-	s.mu.Unlock()
-	if f == nil {
+	body, ok := s.readFile(fname, header)
+	if !ok {
 		return nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(s.opts.Dir, fname))
-	if err != nil || !bytes.HasPrefix(b, []byte(header)) {
-		s.drop(fname)
-		return nil, false
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b[len(header):]), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
 	ns, err := strconv.ParseInt(lines[0], 10, 64)
 	if err != nil {
 		s.drop(fname)
@@ -440,13 +430,11 @@ func (o *object) fetch(ctx context.Context, from, to int64, hint source.Hint, ou
 	return nil
 }
 
-// load reads a block file and checks its header and length.
-func (s *Source) load(hash, header string, want int64) ([]byte, bool) {
+// readFile returns what follows header in the cache file fname, marking
+// it used. A file that is damaged, foreign or gone is forgotten.
+func (s *Source) readFile(fname, header string) ([]byte, bool) {
 	s.mu.Lock()
-	f := s.files[hash+dataSuffix]
-	if f == nil {
-		f = s.files[hash+hotSuffix]
-	}
+	f := s.files[fname]
 	if f != nil {
 		s.touchLocked(f)
 	}
@@ -454,13 +442,29 @@ func (s *Source) load(hash, header string, want int64) ([]byte, bool) {
 	if f == nil {
 		return nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(s.opts.Dir, f.name))
-	if err != nil || int64(len(b)) != int64(len(header))+want || !bytes.HasPrefix(b, []byte(header)) {
-		// Damaged, foreign or gone: forget it; the block is fetched again.
-		s.drop(f.name)
+	b, err := os.ReadFile(filepath.Join(s.opts.Dir, fname))
+	if err != nil || !bytes.HasPrefix(b, []byte(header)) {
+		s.drop(fname)
 		return nil, false
 	}
 	return b[len(header):], true
+}
+
+// load reads a block file, stored as data or hot, and checks its length.
+func (s *Source) load(hash, header string, want int64) ([]byte, bool) {
+	fname := hash + dataSuffix
+	s.mu.Lock()
+	if s.files[fname] == nil {
+		fname = hash + hotSuffix
+	}
+	s.mu.Unlock()
+	data, ok := s.readFile(fname, header)
+	if ok && int64(len(data)) != want {
+		// Truncated: the block is fetched again.
+		s.drop(fname)
+		return nil, false
+	}
+	return data, ok
 }
 
 // store writes a block file and makes room for it.
@@ -483,20 +487,12 @@ func (s *Source) recordName(name string) (file, header string) {
 // loadRecord reads name's record, if there is a sound one.
 func (s *Source) loadRecord(name string) (record, bool) {
 	fname, header := s.recordName(name)
-	s.mu.Lock()
-	f := s.files[fname]
-	if f != nil {
-		s.touchLocked(f)
-	}
-	s.mu.Unlock()
-	if f == nil {
+	body, ok := s.readFile(fname, header)
+	if !ok {
 		return record{}, false
 	}
-	b, err := os.ReadFile(filepath.Join(s.opts.Dir, fname))
-	if err == nil && bytes.HasPrefix(b, []byte(header)) {
-		if r, ok := parseRecord(string(b[len(header):])); ok {
-			return r, true
-		}
+	if r, ok := parseRecord(string(body)); ok {
+		return r, true
 	}
 	s.drop(fname)
 	return record{}, false

@@ -7,34 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
+	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/sourcetest"
 )
-
-// clock is a time the test moves.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // mounter opens the disk cache over a fresh HTTP source of url each time,
 // as a remount does.
@@ -42,7 +24,7 @@ type mounter struct {
 	t     *testing.T
 	url   string
 	dir   string
-	clock *clock
+	clock *testenv.Clock
 }
 
 func (m *mounter) mount(ttl time.Duration) *diskcache.Source {
@@ -104,7 +86,7 @@ func TestRemountIsFree(t *testing.T) {
 	readPattern(t, bare, "big/blob.bin", want)
 	alone := slow.Counts().Total()
 
-	m := &mounter{t: t, url: url, dir: t.TempDir(), clock: &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	m := &mounter{t: t, url: url, dir: t.TempDir(), clock: testenv.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 	slow.Reset()
 	first := m.mount(5 * time.Minute)
 	readPattern(t, first, "big/blob.bin", want)
@@ -119,7 +101,7 @@ func TestRemountIsFree(t *testing.T) {
 		t.Fatalf("listing: %v, %v", listing, err)
 	}
 
-	m.clock.add(time.Minute)
+	m.clock.Add(time.Minute)
 	slow.Reset()
 	second := m.mount(5 * time.Minute)
 	readPattern(t, second, "big/blob.bin", want)
@@ -133,7 +115,7 @@ func TestRemountIsFree(t *testing.T) {
 		t.Errorf("remount within the TTL: %+v, want no request", c)
 	}
 
-	m.clock.add(10 * time.Minute)
+	m.clock.Add(10 * time.Minute)
 	slow.Reset()
 	third := m.mount(5 * time.Minute)
 	readPattern(t, third, "big/blob.bin", want)
@@ -162,7 +144,7 @@ func TestReplacedWithinTTL(t *testing.T) {
 	}
 	put(old, stamp)
 	url := httptest.Serve(t, dir)
-	m := &mounter{t: t, url: url, dir: t.TempDir(), clock: &clock{now: stamp}}
+	m := &mounter{t: t, url: url, dir: t.TempDir(), clock: testenv.NewClock(stamp)}
 	ctx := context.Background()
 	read := func(src source.Source, off int64) ([]byte, error) {
 		obj, err := src.Open(ctx, "t.bin")
@@ -178,7 +160,7 @@ func TestReplacedWithinTTL(t *testing.T) {
 		t.Fatalf("first mount: %v", err)
 	}
 	put(repl, stamp.Add(time.Hour))
-	m.clock.add(time.Minute)
+	m.clock.Add(time.Minute)
 	second := m.mount(time.Hour)
 	if b, err := read(second, 0); err != nil || !bytes.Equal(b, old[:1000]) {
 		t.Fatalf("cached block within the TTL: %v, or not the recorded version", err)
