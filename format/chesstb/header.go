@@ -101,14 +101,16 @@ type header struct {
 	frames [2]frame
 }
 
-// headerFirstRead is the first read of a header: the part of a table the
-// remote transports fetch when they open it (64 KiB), which holds the header
-// and block offsets of most tables, so opening a table is one round trip.
-// Later reads double what is held, but never past the next headerReadUnit
-// boundary beyond what the parser asked for: a header that ends early in a
-// unit does not pull in the unit after it.
+// A header is read in steps that double what is held, from
+// headerFirstRead (the parsed header keeps the buffer, so a small header
+// stays small), but never past the next headerReadUnit boundary beyond what
+// the parser asked for: a header that ends early in a unit does not pull in
+// the unit after it (one more request over a remote source), and one that
+// needs a long block-offset section gets it in one read. The unit is the
+// source cache's block and what the remote transports fetch on open, so the
+// steps within the first unit cost no request.
 const (
-	headerFirstRead = 64 << 10
+	headerFirstRead = 4096
 	headerReadUnit  = 64 << 10
 )
 
