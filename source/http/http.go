@@ -111,9 +111,8 @@ type Source struct {
 	manifest string
 	openRead int
 
-	mu      sync.Mutex
-	closed  bool
-	entries []source.Entry // the manifest once read; nil until then
+	mu     sync.Mutex
+	closed bool
 }
 
 var (
@@ -457,8 +456,9 @@ func (s *Source) probe(ctx context.Context, name string) (int64, version, error)
 	return 0, version{}, statusErr(resp)
 }
 
-// List reads the manifest (once; later calls reuse it) and returns its
-// entries under prefix.
+// List reads the manifest and returns its entries under prefix. Each call
+// reads it again, so tables added to the mirror show up; source/listcache
+// keeps a listing for a time-to-live where that costs too much.
 func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
 	fail := func(err error) error { return &source.Error{Op: "list", Name: prefix, URL: s.redacted, Err: err} }
 	if err := source.CheckPrefix(prefix); err != nil {
@@ -483,12 +483,6 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 }
 
 func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
-	s.mu.Lock()
-	entries := s.entries
-	s.mu.Unlock()
-	if entries != nil {
-		return entries, nil
-	}
 	obj, err := s.Open(ctx, s.manifest)
 	if errors.Is(err, source.ErrNotFound) {
 		return nil, fmt.Errorf("%w: the mirror publishes no %s", source.ErrUnsupported, s.manifest)
@@ -504,7 +498,7 @@ func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err = ParseManifest(strings.NewReader(string(data)))
+	entries, err := ParseManifest(strings.NewReader(string(data)))
 	if err != nil {
 		return nil, source.Permanent(fmt.Errorf("%s: %w", s.manifest, err))
 	}
@@ -517,9 +511,6 @@ func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
 	if kept == nil {
 		kept = []source.Entry{}
 	}
-	s.mu.Lock()
-	s.entries = kept
-	s.mu.Unlock()
 	return kept, nil
 }
 

@@ -13,6 +13,7 @@ package listcache
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,9 +54,10 @@ type Source struct {
 
 // listing is one listing of the source, in flight until done is closed.
 type listing struct {
-	done  chan struct{}
-	at    time.Time
-	names map[string]bool // nil when the listing failed
+	done    chan struct{}
+	at      time.Time
+	names   map[string]bool // nil when the listing failed
+	entries []source.Entry  // sorted by name, as listed
 	// missed is set once an open found a name missing while the listing
 	// was in flight. The lookups that follow a miss (the next place to
 	// search) wait for the listing, which left with the first lookups and
@@ -150,7 +152,7 @@ func (s *Source) startListing() {
 			names[e.Name] = true
 		}
 		s.mu.Lock()
-		l.names = names
+		l.names, l.entries = names, entries
 		s.mu.Unlock()
 	}()
 }
@@ -206,9 +208,31 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	return obj, err
 }
 
-// List lists the source below.
+// List answers from the listing when one is held within the time-to-live,
+// and lists the source below otherwise.
 func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
-	return source.List(ctx, s.inner, prefix)
+	if err := source.CheckPrefix(prefix); err != nil {
+		return nil, &source.Error{Op: "list", Name: prefix, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &source.Error{Op: "list", Name: prefix, Err: err}
+	}
+	s.mu.Lock()
+	var held []source.Entry
+	if l := s.listing; l != nil && l.names != nil && s.fresh(l.at) {
+		held = l.entries
+	}
+	s.mu.Unlock()
+	if held == nil || s.ctx.Err() != nil {
+		return source.List(ctx, s.inner, prefix) // closed: the source below says so
+	}
+	out := []source.Entry{}
+	for _, e := range held {
+		if strings.HasPrefix(e.Name, prefix) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // Close stops a listing in flight, waits for it, and closes the source

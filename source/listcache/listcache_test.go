@@ -3,6 +3,8 @@ package listcache_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -40,7 +42,11 @@ func TestConformanceHTTPWithoutManifest(t *testing.T) {
 // and wraps the source in a listing cache on a clock the test moves.
 func serve(t *testing.T, manifest bool) (*listcache.Source, *httptest.Slow, *testenv.Clock, *metrics.Counters) {
 	t.Helper()
-	dir := t.TempDir()
+	return serveDir(t, t.TempDir(), manifest)
+}
+
+func serveDir(t *testing.T, dir string, manifest bool) (*listcache.Source, *httptest.Slow, *testenv.Clock, *metrics.Counters) {
+	t.Helper()
 	sourcetest.WriteFixtures(t, dir)
 	if manifest {
 		httptest.WriteManifest(t, dir)
@@ -127,5 +133,37 @@ func TestMissesRemembered(t *testing.T) {
 		if err, n := openCost(t, src, slow, "nope.bin"); !errors.Is(err, source.ErrNotFound) || n != 1 {
 			t.Errorf("after the TTL: %v after %d requests, want ErrNotFound after 1", err, n)
 		}
+	}
+}
+
+// TestAddedTableFoundAfterTTL: a table added to the mirror (and its
+// manifest) is missing while the listing is trusted, then found once the
+// time-to-live has passed, and List shows it too.
+func TestAddedTableFoundAfterTTL(t *testing.T) {
+	dir := t.TempDir()
+	src, _, c, _ := serveDir(t, dir, true)
+	ctx := context.Background()
+	if !src.Listed(ctx) {
+		t.Fatal("no listing")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.bin"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	httptest.WriteManifest(t, dir)
+	if _, err := src.Open(ctx, "new.bin"); !errors.Is(err, source.ErrNotFound) {
+		t.Fatalf("within the TTL: %v, want the listing's ErrNotFound", err)
+	}
+	c.Add(2 * time.Minute)
+	if !src.Listed(ctx) {
+		t.Fatal("no listing after the TTL")
+	}
+	obj, err := src.Open(ctx, "new.bin")
+	if err != nil {
+		t.Fatalf("after the TTL: %v", err)
+	}
+	obj.Close()
+	l, err := src.List(ctx, "new")
+	if err != nil || len(l) != 1 || l[0] != (source.Entry{Name: "new.bin", Size: 3}) {
+		t.Errorf("List(new) = %v, %v", l, err)
 	}
 }
