@@ -34,19 +34,23 @@ const coldTries = 3
 // coldReport is what a sweep of cold probes measured.
 type coldReport struct {
 	trips          []float64 // round trips per probe, sorted
+	waves          []float64 // requests on the critical path per probe, sorted
 	requests       int       // every request the server saw
 	heads, lists   int
 	bytes          int64
 	probes, failed int
 }
 
-func (r coldReport) quantile(q float64) float64 {
-	return r.trips[min(len(r.trips)-1, int(q*float64(len(r.trips))))]
+func (r coldReport) quantile(q float64) float64 { return quantile(r.trips, q) }
+
+func quantile(sorted []float64, q float64) float64 {
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
 }
 
 func (r coldReport) String() string {
-	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f; per probe %.2f requests (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
+	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f (critical-path requests: median %.0f, p90 %.0f, max %.0f); per probe %.2f requests (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
 		r.quantile(0.5), r.quantile(0.9), r.trips[len(r.trips)-1],
+		quantile(r.waves, 0.5), quantile(r.waves, 0.9), r.waves[len(r.waves)-1],
 		float64(r.requests)/float64(r.probes), float64(r.heads)/float64(r.probes), float64(r.lists)/float64(r.probes),
 		float64(r.bytes)/float64(r.probes), r.failed)
 }
@@ -57,16 +61,17 @@ func (r coldReport) String() string {
 func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positions []chess.Position) coldReport {
 	t.Helper()
 	ctx := context.Background()
+	var started time.Time
 	probe := func(tables string, pos *chess.Position) (time.Duration, int64, error) {
 		tf := tableFlags{tables: urlList{tables}, cacheSize: 64 << 20}
-		start := time.Now()
+		started = time.Now()
 		ts, err := tf.open(ctx)
 		if err != nil {
 			return 0, 0, err
 		}
 		defer ts.Close()
 		_, err = ts.tb.Probe(ctx, pos)
-		return time.Since(start), ts.Stats().Bytes, err
+		return time.Since(started), ts.Stats().Bytes, err
 	}
 	var rep coldReport
 	slow.Reset()
@@ -77,9 +82,13 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 		var lw, rw time.Duration
 		var bytes int64
 		var lerr, rerr error
+		waves := 0
 		for try := range coldTries {
 			l, _, le := probe(local, pos)
 			r, b, re := probe(remote, pos)
+			if w := slow.Waves(started); try == 0 || w < waves {
+				waves = w
+			}
 			if try == 0 || l < lw {
 				lw = l
 			}
@@ -95,12 +104,14 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 			rep.failed++
 		}
 		rep.trips = append(rep.trips, max(0, float64(rw-lw)/float64(coldDelay)))
+		rep.waves = append(rep.waves, float64(waves))
 		rep.bytes += bytes
 		rep.probes++
 	}
 	c := slow.Counts()
 	rep.requests, rep.heads, rep.lists = c.Total()/coldTries, c.Heads/coldTries, c.Lists/coldTries
 	slices.Sort(rep.trips)
+	slices.Sort(rep.waves)
 	return rep
 }
 
@@ -171,6 +182,8 @@ func reportCold(b *testing.B, r coldReport) {
 	b.ReportMetric(r.quantile(0.5), "rt-median")
 	b.ReportMetric(r.quantile(0.9), "rt-p90")
 	b.ReportMetric(r.trips[len(r.trips)-1], "rt-max")
+	b.ReportMetric(quantile(r.waves, 0.5), "critical-median")
+	b.ReportMetric(quantile(r.waves, 0.9), "critical-p90")
 	b.ReportMetric(float64(r.requests)/float64(r.probes), "req/probe")
 	b.ReportMetric(float64(r.bytes)/float64(r.probes), "B/probe")
 	b.Log(r)

@@ -23,6 +23,7 @@ type Slow struct {
 	mu       sync.Mutex
 	counts   Counts
 	inflight int
+	arrivals []time.Time // since the last Reset
 }
 
 // Counts is what a Slow server has answered.
@@ -57,6 +58,7 @@ func (s *Slow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.inflight++
 	s.counts.MaxInFlight = max(s.counts.MaxInFlight, s.inflight)
+	s.arrivals = append(s.arrivals, time.Now())
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -85,6 +87,26 @@ func (s *Slow) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts = Counts{MaxInFlight: s.inflight}
+	s.arrivals = nil
+}
+
+// Waves counts the round trips on the critical path of what a client sent
+// since start (which it took just before sending anything): a request
+// that arrives k delays after start was sent after k answers, one after
+// another, so it is in wave k+1; the result is the last wave, 0 when
+// nothing arrived. Unlike wall time it does not grow with the client's CPU
+// time, as long as that stays under one delay per wave.
+func (s *Slow) Waves(start time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := 0
+	for _, a := range s.arrivals {
+		if a.Before(start) {
+			continue
+		}
+		last = max(last, int(a.Sub(start)/s.delay)+1)
+	}
+	return last
 }
 
 // ServeSlow is Serve with every request delayed by d: dir over HTTP on a
