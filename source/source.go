@@ -93,6 +93,39 @@ func VersionOf(obj Object) string {
 	return ""
 }
 
+// Prefixed is implemented by objects whose Open fetched their first bytes
+// along with the size and version (the remote transports do, so opening a
+// table and reading its header is one request). Counters use it to tell
+// reads that cost a request from reads answered by those bytes.
+type Prefixed interface {
+	// PrefixLen is how many bytes Open fetched.
+	PrefixLen() int64
+	// Holds reports whether a read of n bytes at off would be answered
+	// from bytes the object holds, with no request.
+	Holds(off int64, n int) bool
+}
+
+// Prefetcher is implemented by objects that can fetch a range ahead of the
+// reads that will want it, such as a cache: a reader that knows it will soon
+// read several ranges asks for all of them at once, so their requests travel
+// together instead of one after another. Prefetching never changes what a
+// read returns.
+type Prefetcher interface {
+	// Prefetch fetches the n bytes at off (clipped to the object) into
+	// wherever later reads look first, and returns once they are there or
+	// the fetch failed.
+	Prefetch(ctx context.Context, off int64, n int, hint Hint) error
+}
+
+// Prefetch asks obj to fetch a range ahead of its reads; it does nothing for
+// an object that cannot (a memory-mapped file needs no such help).
+func Prefetch(ctx context.Context, obj Object, off int64, n int, hint Hint) error {
+	if p, ok := obj.(Prefetcher); ok {
+		return p.Prefetch(ctx, off, n, hint)
+	}
+	return nil
+}
+
 // Entry describes one object found by a Lister.
 type Entry struct {
 	// Name is the object's name, usable with Source.Open.

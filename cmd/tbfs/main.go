@@ -1,6 +1,6 @@
 // Command tbfs mounts chess endgame tablebases as a read-only file system:
 //
-//	tbfs mount [--tables URL]... [--cache-size N] [--cache-dir DIR] [--allow-other] [--debug] MOUNTPOINT
+//	tbfs mount [--tables URL]... [--cache-size N] [--cache-dir DIR [--metadata-ttl D]] [--max-requests N] [--allow-other] [--debug] MOUNTPOINT
 //	tbfs unmount MOUNTPOINT
 //
 // after which `cat "MOUNTPOINT/chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"` prints
@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -33,6 +34,8 @@ import (
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/fssource"
+	"github.com/tbfs/tbfs/source/limit"
+	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/retry"
 	"github.com/tbfs/tbfs/testdata"
@@ -43,13 +46,20 @@ import (
 
 const usage = `usage:
   tbfs mount [--tables URL]... [--geister URL]... [--cache-size BYTES]
-             [--cache-dir DIR [--cache-dir-size BYTES]] [--allow-other] [--debug] MOUNTPOINT
+             [--cache-dir DIR [--cache-dir-size BYTES]] [--metadata-ttl DURATION]
+             [--max-requests N] [--allow-other] [--debug] MOUNTPOINT
   tbfs unmount MOUNTPOINT
 
 --tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
 tables are searched in the order given. Without --tables the fixture tables
 built into the binary (the repository's testdata/chesstb, packs included) are
 mounted, from any working directory.
+
+--metadata-ttl is how long what a remote location said about a table (its
+size and version, or that it does not exist) is trusted without asking
+again: with --cache-dir a remount whose reads are on disk sends no request
+within it. A table replaced on the server is never mixed with its old
+version; after the TTL it is served as the new one.
 `
 
 func main() {
@@ -123,6 +133,8 @@ type mountConfig struct {
 	allowOther   bool
 	debug        bool
 	mountpoint   string
+	metadataTTL  time.Duration
+	maxRequests  int
 }
 
 func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
@@ -137,6 +149,8 @@ func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
 	fl.Var(&size, "cache-size", "bytes of table data kept in memory, for decoded blocks and again for fetched remote blocks (K, M, G suffixes)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this directory, across remounts")
 	fl.Var(&diskSize, "cache-dir-size", "bytes --cache-dir may hold (K, M, G suffixes)")
+	fl.DurationVar(&cfg.metadataTTL, "metadata-ttl", 5*time.Minute, "how long a remote table's size and version, or its absence, are trusted without asking again")
+	fl.IntVar(&cfg.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
 	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic")
 	fl.Usage = func() { fmt.Fprint(stderr, usage) }
@@ -145,6 +159,12 @@ func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
 	}
 	if fl.NArg() != 1 {
 		return cfg, fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", fl.NArg())
+	}
+	if cfg.metadataTTL < 0 {
+		return cfg, fmt.Errorf("--metadata-ttl %v: must not be negative", cfg.metadataTTL)
+	}
+	if cfg.maxRequests <= 0 {
+		return cfg, fmt.Errorf("--max-requests %d: want a positive number", cfg.maxRequests)
 	}
 	cfg.geister = geisterTables
 	cfg.tables, cfg.cacheSize, cfg.cacheDirSize, cfg.mountpoint = tables, int64(size), int64(diskSize), fl.Arg(0)
@@ -169,10 +189,11 @@ func runMount(args []string, stdout, stderr io.Writer) int {
 }
 
 // tableSource is one --tables location with its wrappers, in the order of
-// package source/stack (memory cache → retry → metrics → transport) and,
-// with --cache-dir, a disk cache between the memory cache and the retry:
-// memory hits cost nothing, disk hits no request, and the metrics count
-// exactly the requests the transport made.
+// package source/stack (memory cache → listing cache → retry → limit →
+// metrics → transport) and, with --cache-dir, a disk cache between the
+// memory cache and the listing cache: memory hits cost nothing, disk hits
+// (and, within --metadata-ttl, opens the disk remembers) no request, and the
+// metrics count exactly the requests the transport made.
 type tableSource struct {
 	url      string
 	top      source.Source
@@ -230,9 +251,14 @@ func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSourc
 	if u.Scheme == "file" {
 		return ts, nil
 	}
+	ts.top = retry.Wrap(limit.Wrap(metrics.Wrap(raw, ts.counters), cfg.maxRequests), retry.Policy{Counters: ts.counters})
+	if cfg.metadataTTL > 0 {
+		ts.top = listcache.Wrap(ts.top, listcache.Options{TTL: cfg.metadataTTL})
+	}
 	if cfg.cacheDir != "" {
 		ts.disk, err = diskcache.Wrap(ts.top, diskcache.Options{
 			Dir: cfg.cacheDir, Budget: cfg.cacheDirSize, BlockSize: cache.DefaultBlockSize, Location: ts.url,
+			MetadataTTL: cfg.metadataTTL,
 		})
 		if err != nil {
 			raw.Close()

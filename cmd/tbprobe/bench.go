@@ -26,7 +26,8 @@ const benchUsage = `usage: tbprobe bench (--positions FILE | --random N [--seed 
 
 Probes every position twice: cold (fresh tables, empty caches) and warm (the
 same tables again), and reports for each pass probes/s, latency p50/p99, the
-source cache's hit rate, the requests and bytes the transport served, and
+source cache's hit rate, the requests (opens: a HEAD or the GET that opens an
+object; reads; lists) and bytes the transport served, and
 the process's CPU time (probes per CPU second). A probe asks for every
 metric (Probe), or with --wdl for the WDL class alone.
 Positions come from a file (one FEN per line) or are drawn at random from
@@ -37,17 +38,23 @@ fixed seed; --write saves them.
 
 // benchPass is what one pass over the positions measured.
 type benchPass struct {
-	Name           string  `json:"pass"`
-	Probes         int     `json:"probes"`
-	Errors         int     `json:"errors"`
-	Seconds        float64 `json:"seconds"`
-	ProbesPerSec   float64 `json:"probes_per_sec"`
-	CPUSeconds     float64 `json:"cpu_seconds"`        // the whole process's, this pass; 0 where unknown
-	ProbesPerCPU   float64 `json:"probes_per_cpu_sec"` // 0 where unknown
-	P50Micros      float64 `json:"p50_us"`
-	P99Micros      float64 `json:"p99_us"`
-	CacheHitRate   float64 `json:"cache_hit_rate"` // source cache; -1 without one
+	Name         string  `json:"pass"`
+	Probes       int     `json:"probes"`
+	Errors       int     `json:"errors"`
+	Seconds      float64 `json:"seconds"`
+	ProbesPerSec float64 `json:"probes_per_sec"`
+	CPUSeconds   float64 `json:"cpu_seconds"`        // the whole process's, this pass; 0 where unknown
+	ProbesPerCPU float64 `json:"probes_per_cpu_sec"` // 0 where unknown
+	P50Micros    float64 `json:"p50_us"`
+	P99Micros    float64 `json:"p99_us"`
+	CacheHitRate float64 `json:"cache_hit_rate"` // source cache; -1 without one
+	// Requests counts every request the transports sent: Opens (each a
+	// HEAD, or the GET of an object's first bytes that tells its size),
+	// Reads (ranged GETs) and Lists (a listing or a manifest).
 	Requests       int64   `json:"requests"`
+	Opens          int64   `json:"opens"`
+	Reads          int64   `json:"reads"`
+	Lists          int64   `json:"lists"`
 	Bytes          int64   `json:"bytes"`
 	RequestsPerPrb float64 `json:"requests_per_probe"`
 	BlockCacheUsed int64   `json:"block_cache_bytes"`
@@ -186,11 +193,13 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 	cpu := processCPU() - cpu0
 	st := ts.Stats()
 	d := metrics.Stats{
+		Opens: st.Opens - before.Opens, Lists: st.Lists - before.Lists,
 		Requests: st.Requests - before.Requests, Bytes: st.Bytes - before.Bytes,
 		Hits: st.Hits - before.Hits, Misses: st.Misses - before.Misses,
 	}
 	pass := benchPass{Probes: len(positions), Seconds: elapsed.Seconds(),
-		Requests: d.Requests, Bytes: d.Bytes, CacheHitRate: -1}
+		Requests: d.Opens + d.Requests + d.Lists, Opens: d.Opens, Reads: d.Requests, Lists: d.Lists,
+		Bytes: d.Bytes, CacheHitRate: -1}
 	var firstErr error
 	for _, err := range errs {
 		if err != nil {
@@ -214,7 +223,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 	if d.Hits+d.Misses > 0 {
 		pass.CacheHitRate = float64(d.Hits) / float64(d.Hits+d.Misses)
 	}
-	pass.RequestsPerPrb = float64(d.Requests) / float64(len(positions))
+	pass.RequestsPerPrb = float64(pass.Requests) / float64(len(positions))
 	pass.BlockCacheUsed, _ = ts.tb.CacheStats()
 	return pass, firstErr
 }
@@ -230,8 +239,8 @@ func writePass(w io.Writer, p *benchPass) {
 	if p.CPUSeconds > 0 {
 		fmt.Fprintf(w, "  %.3f CPU seconds: %.0f probes per CPU second\n", p.CPUSeconds, p.ProbesPerCPU)
 	}
-	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe), %s; decoded blocks held %s\n",
-		hit, p.Requests, p.RequestsPerPrb, humanSize(p.Bytes), humanSize(p.BlockCacheUsed))
+	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe: %d opens, %d reads, %d lists), %s; decoded blocks held %s\n",
+		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, humanSize(p.Bytes), humanSize(p.BlockCacheUsed))
 }
 
 // processCPU is the CPU time the process has used (0 where the system does

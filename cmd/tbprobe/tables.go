@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/fssource"
+	"github.com/tbfs/tbfs/source/limit"
+	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/stack"
 	"github.com/tbfs/tbfs/testdata"
@@ -23,9 +26,11 @@ const fixtureName = "embedded:testdata/chesstb"
 // tableFlags are the flags every chess subcommand shares: where the tables
 // are and how much memory may cache them.
 type tableFlags struct {
-	tables    urlList
-	cacheSize byteSize
-	pluginDir string
+	tables      urlList
+	cacheSize   byteSize
+	pluginDir   string
+	maxRequests int
+	metadataTTL time.Duration
 }
 
 // register adds the shared flags to fs.
@@ -34,6 +39,8 @@ func (tf *tableFlags) register(fs *flag.FlagSet) {
 	tf.cacheSize = byteSize(chesstb.DefaultBlockCacheBytes)
 	fs.Var(&tf.cacheSize, "cache-size", "memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1GiB)")
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "directory of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
+	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
+	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location answers which tables exist")
 }
 
 // tableSet is an opened tablebase with the sources under it, kept so their
@@ -63,7 +70,10 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 		h.Register()
 		ts.host = h
 	}
-	opts := stack.Options{CacheBytes: int64(tf.cacheSize)}
+	if tf.maxRequests < 0 {
+		return nil, fmt.Errorf("--max-requests %d: want a positive number", tf.maxRequests)
+	}
+	opts := stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: tf.metadataTTL}
 	if len(tf.tables) == 0 {
 		for _, dir := range testdata.ChessTBRoots {
 			sub, err := testdata.ChessTBRoot(dir)

@@ -161,6 +161,7 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 	if err != nil || done {
 		return res, err
 	}
+	tb.openAhead(ctx, &n, everyKind)
 	p := tb.getProber(ctx)
 	defer putProber(p)
 	r, err := p.probeNode(&n, pos.HalfmoveClock(), 0)
@@ -183,6 +184,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	if err != nil || done {
 		return res.WDL, err
 	}
+	tb.openAhead(ctx, &n, wdlKind)
 	p := tb.getProber(ctx)
 	defer putProber(p)
 	w, err := p.wdlImpl(&n, 0)
@@ -215,6 +217,7 @@ func (tb *Tablebase) metric(ctx context.Context, pos *chess.Position, m Metric) 
 		leave()
 		return 0, err // a settled board has every distance 0
 	}
+	tb.openAhead(ctx, &n, everyKind)
 	k, mask := KindDTZ, wantDTZ
 	if m == MetricDTM {
 		k, mask = KindDTM, wantDTM

@@ -350,6 +350,7 @@ func (tb *Tablebase) probeOnly(ctx context.Context, pos *chess.Position, m Metri
 	if err != nil || done {
 		return res, err
 	}
+	tb.openAhead(ctx, &n, everyKind)
 	p := tb.getProber(ctx)
 	defer putProber(p)
 	r, err := p.probeNodeOnly(&n, pos.HalfmoveClock(), 0, m)

@@ -101,6 +101,22 @@ type header struct {
 	frames [2]frame
 }
 
+// A header is read in steps that double what is held, from
+// headerFirstRead (the parsed header keeps the buffer, so a small header
+// stays small), but never past the next headerReadUnit boundary beyond what
+// the parser asked for: a header that ends early in a unit does not pull in
+// the unit after it (one more request over a remote source), and one that
+// needs a long block-offset section gets it in one read. The unit is the
+// source cache's block and what the remote transports fetch on open, so the
+// steps within the first unit cost no request.
+const (
+	headerFirstRead = 4096
+	headerReadUnit  = 64 << 10
+)
+
+// alignUp rounds n up to a multiple of unit.
+func alignUp(n, unit int) int { return (n + unit - 1) / unit * unit }
+
 // headerReader reads a file's header through its source, fetching more
 // bytes as the parser asks for them.
 type headerReader struct {
@@ -125,7 +141,7 @@ func (r *headerReader) need(n int) bool {
 	if want <= len(r.buf) {
 		return true
 	}
-	grow := max(want, 2*len(r.buf), 4096)
+	grow := max(want, min(2*len(r.buf), alignUp(want, headerReadUnit)), headerFirstRead)
 	if int64(grow) > r.size {
 		grow = int(r.size)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/s3"
 	"github.com/tbfs/tbfs/source/s3/s3test"
+	"github.com/tbfs/tbfs/source/stack"
 )
 
 // transportRows is the sample of oracle rows each transport sweep checks:
@@ -66,4 +67,51 @@ func TestS3TransportSweep(t *testing.T) {
 	}
 	defer src.Close()
 	sweepSource(t, dir, rows, src)
+}
+
+// stackSweep runs the sample through Tablebases over the source stack the
+// front ends use (cache, listing cache, retry, limit), which is where a
+// probe's tables are opened at once and its blocks fetched ahead: first
+// with a fresh stack and Tablebase for each of the first rows, so every
+// one of them is a cold probe, then through one shared Tablebase.
+func stackSweep(t *testing.T, dir string, rows []oracleRow, open func() source.Source) {
+	t.Helper()
+	cold := min(len(rows), 40)
+	if raceEnabled {
+		cold = min(len(rows), 8)
+	}
+	for i := range cold {
+		st := stack.Wrap(open(), true, stack.Options{MaxRequests: 4})
+		sweepSource(t, dir, rows[i:i+1], st)
+		st.Close()
+	}
+	st := stack.Wrap(open(), true, stack.Options{})
+	defer st.Close()
+	sweepSource(t, dir, rows, st)
+}
+
+// TestStackTransportSweep: answers over HTTP (a mirror with a manifest) and
+// S3 through the whole stack are the oracle's, cold and warm.
+func TestStackTransportSweep(t *testing.T) {
+	dir, rows := transportRows(t)
+	t.Run("http", func(t *testing.T) {
+		url, _ := httptest.ServeSlowListed(t, dir, 0)
+		stackSweep(t, dir, rows, func() source.Source {
+			src, err := srchttp.New(url, srchttp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return src
+		})
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv, _ := s3test.ServeDir(t, dir)
+		stackSweep(t, dir, rows, func() source.Source {
+			src, err := s3.New(context.Background(), srv.Config("tbfs", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return src
+		})
+	})
 }

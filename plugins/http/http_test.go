@@ -140,14 +140,16 @@ func TestSameAsBuiltIn(t *testing.T) {
 }
 
 // TestReplacedObject: a file replaced on the server by another of the same
-// size after it was opened must fail the next read as source.ErrChanged
-// through the plugin, as it does through the built-in transport (the
-// arbiter), never return bytes of the new file under the old version.
+// size after it was opened must fail the next read that needs a request (one
+// past the first bytes, which Open fetched with the old version) as
+// source.ErrChanged through the plugin, as it does through the built-in
+// transport (the arbiter), never return bytes of the new file under the old
+// version.
 func TestReplacedObject(t *testing.T) {
 	p := loadPlugin(t)
 	dir := t.TempDir()
 	name := filepath.Join(dir, "table.bin")
-	old := bytes.Repeat([]byte("old!"), 1024)
+	old := bytes.Repeat([]byte("old!"), 64<<10) // 256 KiB: past what Open fetches
 	if err := os.WriteFile(name, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestReplacedObject(t *testing.T) {
 		objs = append(objs, o)
 	}
 	// Same size, other bytes, a later modification time: a new version.
-	if err := os.WriteFile(name, bytes.Repeat([]byte("new!"), 1024), 0o644); err != nil {
+	if err := os.WriteFile(name, bytes.Repeat([]byte("new!"), 64<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	later := time.Now().Add(time.Hour)
@@ -176,7 +178,7 @@ func TestReplacedObject(t *testing.T) {
 	}
 	for i, o := range objs {
 		buf := make([]byte, 8)
-		n, err := o.ReadAt(ctx, buf, 16, source.HintData)
+		n, err := o.ReadAt(ctx, buf, 200_000, source.HintData)
 		if !errors.Is(err, source.ErrChanged) || !errors.Is(err, source.ErrPermanent) {
 			t.Errorf("transport %d: read after replacement: %d bytes %q, %v; want ErrChanged", i, n, buf[:n], err)
 		}

@@ -61,8 +61,9 @@ type Source struct {
 }
 
 var (
-	_ source.Source = (*Source)(nil)
-	_ source.Lister = (*Source)(nil)
+	_ source.Source     = (*Source)(nil)
+	_ source.Lister     = (*Source)(nil)
+	_ source.Prefetcher = (*object)(nil)
 )
 
 // key names one block. The size and the version (where the transport
@@ -192,6 +193,23 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// Prefetch fetches the blocks of [off, off+n) that are not cached, as a
+// read of that range would, without copying them out.
+func (o *object) Prefetch(ctx context.Context, off int64, n int, hint source.Hint) error {
+	if err := source.CheckRange(off, n, o.size); err != nil {
+		return &source.Error{Op: "prefetch", Name: o.name, Err: err}
+	}
+	if o.closed.Load() || o.s.closed.Load() {
+		return &source.Error{Op: "prefetch", Name: o.name, Err: source.ErrClosed}
+	}
+	want := min(int64(n), o.size-off)
+	if want <= 0 || want > o.s.budget/4 {
+		return nil // nothing to fetch, or too large to keep
+	}
+	_, err := o.blocks(ctx, off, want, hint)
+	return err
 }
 
 // blocks returns the ready entries covering [off, off+want), fetching the

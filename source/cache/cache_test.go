@@ -327,3 +327,31 @@ func TestConcurrentChurn(t *testing.T) {
 		t.Errorf("stats %+v: want hits, misses and evictions all to happen", st)
 	}
 }
+
+// TestPrefetch: a prefetch fetches the blocks a read of the range would, in
+// one request, and the read that follows is answered from them with no
+// request; a range the cache holds already costs none; the bytes are the
+// fake's.
+func TestPrefetch(t *testing.T) {
+	data := pattern(100_000)
+	f := &fake{data: map[string][]byte{"x": data}}
+	c := cache.Wrap(f, cache.Options{BlockSize: 4096, Budget: 1 << 20})
+	obj := mustOpen(t, c, "x")
+	ctx := context.Background()
+	if err := source.Prefetch(ctx, obj, 5000, 10_000, source.HintData); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.log(); len(got) != 1 || got[0] != (readRec{4096, 3 * 4096}) {
+		t.Fatalf("prefetch reads %v, want one of blocks 1-3", got)
+	}
+	buf := make([]byte, 10_000)
+	if n, err := obj.ReadAt(ctx, buf, 5000, source.HintData); err != nil || n != len(buf) || !bytes.Equal(buf, data[5000:15000]) {
+		t.Fatalf("read after prefetch: %d, %v", n, err)
+	}
+	if err := source.Prefetch(ctx, obj, 6000, 100, source.HintData); err != nil || len(f.log()) != 1 {
+		t.Errorf("prefetch of cached bytes: %v, reads %v", err, f.log())
+	}
+	if err := source.Prefetch(ctx, obj, 200_000, 1, source.HintData); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("prefetch outside the object: %v, want ErrInvalid", err)
+	}
+}

@@ -4,8 +4,11 @@
 // base URL (an access token, say) is sent with every request and redacted
 // from errors.
 //
-// Each read is one ranged GET. The size of an object comes from HEAD, or, when
-// a server refuses HEAD, from the Content-Range of a "Range: bytes=0-0" GET. A
+// Each read is one ranged GET. Open itself is one ranged GET of the object's
+// first Options.OpenRead bytes: its Content-Range gives the size and its
+// validators the version, and its body is kept to answer the first read, so
+// opening an object and reading its header costs one round trip, not a HEAD
+// and then a GET. Where that answer gives no size, a HEAD decides. A
 // server that ignores Range and answers 200 with the whole body is detected:
 // the wanted range is cut out of the body when it lies within the first
 // Options.MaxIgnoredRange bytes, and otherwise the read fails with
@@ -39,8 +42,8 @@
 //
 // Names must be valid object names (source.CheckName) and appear at most
 // once. WriteManifest produces such a file. Without a manifest, List fails
-// with source.ErrUnsupported and Open still works by probing each name with
-// HEAD. The manifest itself is not listed.
+// with source.ErrUnsupported and Open still works by asking for each name.
+// The manifest itself is not listed.
 package http
 
 import (
@@ -60,6 +63,7 @@ import (
 
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/internal/httprange"
+	"github.com/tbfs/tbfs/source/internal/prefix"
 )
 
 func init() {
@@ -86,7 +90,16 @@ type Options struct {
 	MaxIgnoredRange int64
 	// Manifest names the listing file. Empty means DefaultManifest.
 	Manifest string
+	// OpenRead is how many bytes from the start of an object Open asks for
+	// with the GET that tells it the size and version; they answer the
+	// first read without another request. Zero means DefaultOpenRead; a
+	// negative value makes Open send a HEAD and keep no bytes.
+	OpenRead int
 }
+
+// DefaultOpenRead is the part of an object Open fetches: one block of the
+// source cache, which holds the header and block index of most tables.
+const DefaultOpenRead = 64 << 10
 
 // Source is an HTTP mirror.
 type Source struct {
@@ -96,15 +109,16 @@ type Source struct {
 	timeout  time.Duration
 	maxSkip  int64
 	manifest string
+	openRead int
 
-	mu      sync.Mutex
-	closed  bool
-	entries []source.Entry // the manifest once read; nil until then
+	mu     sync.Mutex
+	closed bool
 }
 
 var (
-	_ source.Source = (*Source)(nil)
-	_ source.Lister = (*Source)(nil)
+	_ source.Source   = (*Source)(nil)
+	_ source.Lister   = (*Source)(nil)
+	_ source.Prefixed = (*object)(nil)
 )
 
 // New serves the mirror at base, an http or https URL. Nothing is fetched
@@ -129,6 +143,7 @@ func New(base string, opts Options) (*Source, error) {
 		timeout:  opts.Timeout,
 		maxSkip:  opts.MaxIgnoredRange,
 		manifest: opts.Manifest,
+		openRead: opts.OpenRead,
 	}
 	if s.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -144,6 +159,9 @@ func New(base string, opts Options) (*Source, error) {
 	}
 	if s.manifest == "" {
 		s.manifest = DefaultManifest
+	}
+	if s.openRead == 0 {
+		s.openRead = DefaultOpenRead
 	}
 	if err := source.CheckName(s.manifest); err != nil {
 		return nil, &source.Error{Op: "open source", URL: s.redacted, Err: err}
@@ -244,8 +262,9 @@ func drain(body io.ReadCloser) {
 	body.Close()
 }
 
-// Open finds the object's size with HEAD, falling back to a one-byte ranged
-// GET when the server refuses HEAD or does not give a length.
+// Open learns the object's size and version from a ranged GET of its first
+// bytes (or HEAD, when Options.OpenRead is negative), and keeps those bytes
+// for the first read.
 func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	fail := func(err error) error { return &source.Error{Op: "open", Name: name, URL: s.redacted, Err: err} }
 	if err := source.CheckName(name); err != nil {
@@ -257,11 +276,77 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if s.isClosed() {
 		return nil, fail(source.ErrClosed)
 	}
-	size, ver, err := s.head(ctx, name)
+	if s.openRead < 0 {
+		size, ver, err := s.head(ctx, name)
+		if err != nil {
+			return nil, fail(err)
+		}
+		return &object{src: s, name: name, size: size, ver: ver}, nil
+	}
+	size, ver, first, err := s.openGet(ctx, name)
+	if errors.Is(err, errNoLength) {
+		// The answer named no size; HEAD (or its fallback) does.
+		size, ver, err = s.head(ctx, name)
+		first = nil
+	}
 	if err != nil {
 		return nil, fail(err)
 	}
-	return &object{src: s, name: name, size: size, ver: ver}, nil
+	return &object{src: s, name: name, size: size, ver: ver, first: prefix.New(first)}, nil
+}
+
+// openGet asks for the first s.openRead bytes of name and returns the size,
+// the version and the bytes, which are the object's from offset 0 (fewer
+// than asked for when the object is shorter). errNoLength means the answer
+// does not say how long the object is.
+func (s *Source) openGet(ctx context.Context, name string) (int64, version, []byte, error) {
+	h := http.Header{"Range": {fmt.Sprintf("bytes=0-%d", s.openRead-1)}}
+	resp, cancel, err := s.do(ctx, http.MethodGet, name, h)
+	if err != nil {
+		return 0, version{}, nil, err
+	}
+	defer cancel()
+	defer drain(resp.Body)
+	ver := versionOf(resp.Header)
+	var size, want int64
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+		first, last, total, err := httprange.Parse(resp.Header.Get("Content-Range"))
+		if err != nil {
+			return 0, version{}, nil, source.Permanent(err)
+		}
+		if total < 0 {
+			return 0, version{}, nil, errNoLength
+		}
+		if first != 0 || last != min(int64(s.openRead), total)-1 {
+			return 0, version{}, nil, source.Permanent(fmt.Errorf("asked for bytes 0-%d, server sent %d-%d", s.openRead-1, first, last))
+		}
+		size, want = total, last+1
+	case http.StatusRequestedRangeNotSatisfiable:
+		// Only an empty object has no byte 0; the server says so with
+		// "bytes */0".
+		if cr := resp.Header.Get("Content-Range"); cr == "bytes */0" {
+			return 0, ver, nil, nil
+		}
+		return 0, version{}, nil, source.Permanent(fmt.Errorf("server refused byte 0 (%s)", resp.Status))
+	case http.StatusOK:
+		// The server ignores Range: the body is the whole object, of
+		// which the first bytes are kept and the rest left unread.
+		if resp.ContentLength < 0 {
+			return 0, version{}, nil, errNoLength
+		}
+		size, want = resp.ContentLength, min(resp.ContentLength, int64(s.openRead))
+	default:
+		return 0, version{}, nil, statusErr(resp)
+	}
+	buf := make([]byte, want)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, version{}, nil, source.Transient(fmt.Errorf("body ended early: %w", io.ErrUnexpectedEOF))
+		}
+		return 0, version{}, nil, s.netErr(ctx, err)
+	}
+	return size, ver, buf, nil
 }
 
 // version identifies the version of an object a server is sending, by the
@@ -371,8 +456,9 @@ func (s *Source) probe(ctx context.Context, name string) (int64, version, error)
 	return 0, version{}, statusErr(resp)
 }
 
-// List reads the manifest (once; later calls reuse it) and returns its
-// entries under prefix.
+// List reads the manifest and returns its entries under prefix. Each call
+// reads it again, so tables added to the mirror show up; source/listcache
+// keeps a listing for a time-to-live where that costs too much.
 func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
 	fail := func(err error) error { return &source.Error{Op: "list", Name: prefix, URL: s.redacted, Err: err} }
 	if err := source.CheckPrefix(prefix); err != nil {
@@ -397,12 +483,6 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 }
 
 func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
-	s.mu.Lock()
-	entries := s.entries
-	s.mu.Unlock()
-	if entries != nil {
-		return entries, nil
-	}
 	obj, err := s.Open(ctx, s.manifest)
 	if errors.Is(err, source.ErrNotFound) {
 		return nil, fmt.Errorf("%w: the mirror publishes no %s", source.ErrUnsupported, s.manifest)
@@ -418,7 +498,7 @@ func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err = ParseManifest(strings.NewReader(string(data)))
+	entries, err := ParseManifest(strings.NewReader(string(data)))
 	if err != nil {
 		return nil, source.Permanent(fmt.Errorf("%s: %w", s.manifest, err))
 	}
@@ -431,9 +511,6 @@ func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
 	if kept == nil {
 		kept = []source.Entry{}
 	}
-	s.mu.Lock()
-	s.entries = kept
-	s.mu.Unlock()
 	return kept, nil
 }
 
@@ -501,16 +578,26 @@ func (s *Source) Close() error {
 }
 
 type object struct {
-	src  *Source
-	name string
-	size int64
-	ver  version
+	src   *Source
+	name  string
+	size  int64
+	ver   version
+	first *prefix.Bytes // the bytes Open fetched, until read
 
 	mu     sync.Mutex
 	closed bool
 }
 
 func (o *object) Size() int64 { return o.size }
+
+// PrefixLen is how many bytes Open fetched.
+func (o *object) PrefixLen() int64 { return o.first.Len() }
+
+// Holds reports whether a read of n bytes at off is answered by the bytes
+// Open fetched.
+func (o *object) Holds(off int64, n int) bool {
+	return o.first.Holds(off, int(min(int64(n), o.size-off)))
+}
 
 // Version is the ETag Open saw, or its Last-Modified date without one.
 func (o *object) Version() string {
@@ -548,9 +635,13 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 		}
 		return 0, io.EOF
 	}
-	n, err := o.fetch(ctx, p[:want], off)
-	if err != nil {
-		return n, fail(err)
+	n := o.first.Read(p[:want], off)
+	if int64(n) < want {
+		m, err := o.fetch(ctx, p[n:want], off+int64(n))
+		n += m
+		if err != nil {
+			return n, fail(err)
+		}
 	}
 	if n < len(p) {
 		return n, io.EOF

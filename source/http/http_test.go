@@ -118,7 +118,7 @@ func TestStatusKinds(t *testing.T) {
 					inner.ServeHTTP(w, r)
 				})
 			})
-			src, err := srchttp.New(url, srchttp.Options{})
+			src, err := srchttp.New(url, srchttp.Options{OpenRead: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,6 +134,11 @@ func TestStatusKinds(t *testing.T) {
 			}
 			if _, err := src.Open(context.Background(), "a.txt"); !errors.Is(err, c.want) {
 				t.Errorf("open answered %d: err=%v, want %v", c.status, err, c.want)
+			}
+			// Opening with the first GET maps the status the same way.
+			get, _ := srchttp.New(url, srchttp.Options{})
+			if _, err := get.Open(context.Background(), "a.txt"); !errors.Is(err, c.want) {
+				t.Errorf("open by GET answered %d: err=%v, want %v", c.status, err, c.want)
 			}
 		})
 	}
@@ -213,7 +218,7 @@ func TestRetryBounded(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	})
-	raw, _ := srchttp.New(url, srchttp.Options{})
+	raw, _ := srchttp.New(url, srchttp.Options{OpenRead: -1})
 	var waits []time.Duration
 	src := retry.Wrap(raw, noSleep(&waits, 3))
 	defer src.Close()
@@ -253,7 +258,7 @@ func TestTruncatedBody(t *testing.T) {
 			// server close the connection.
 		})
 	})
-	src, _ := srchttp.New(url, srchttp.Options{})
+	src, _ := srchttp.New(url, srchttp.Options{OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "big/blob.bin")
 	if err != nil {
@@ -294,7 +299,7 @@ func stallServer(t *testing.T) string {
 // TestSlowBody: a body that stalls past the per-request timeout fails
 // transiently instead of hanging.
 func TestSlowBody(t *testing.T) {
-	src, _ := srchttp.New(stallServer(t), srchttp.Options{Timeout: 300 * time.Millisecond})
+	src, _ := srchttp.New(stallServer(t), srchttp.Options{Timeout: 300 * time.Millisecond, OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "big/blob.bin")
 	if err != nil {
@@ -309,7 +314,7 @@ func TestSlowBody(t *testing.T) {
 // TestCancelDuringBody: cancelling the caller's context while the body
 // stalls ends the read with context.Canceled, which is not retryable.
 func TestCancelDuringBody(t *testing.T) {
-	src, _ := srchttp.New(stallServer(t), srchttp.Options{})
+	src, _ := srchttp.New(stallServer(t), srchttp.Options{OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "big/blob.bin")
 	if err != nil {
@@ -342,7 +347,7 @@ func ignoreRange(inner http.Handler) http.Handler {
 // reads beyond fail permanently instead of returning other bytes.
 func TestIgnoresRange(t *testing.T) {
 	url, _ := fixtureServer(t, ignoreRange)
-	src, _ := srchttp.New(url, srchttp.Options{MaxIgnoredRange: 200000})
+	src, _ := srchttp.New(url, srchttp.Options{MaxIgnoredRange: 200000, OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "big/blob.bin")
 	if err != nil {
@@ -372,7 +377,7 @@ func TestIgnoresRange(t *testing.T) {
 			t.Errorf("ReadAt(%d, %d): n=%d err=%v or wrong bytes", c.off, c.n, n, err)
 		}
 	}
-	refuse, _ := srchttp.New(url, srchttp.Options{MaxIgnoredRange: -1})
+	refuse, _ := srchttp.New(url, srchttp.Options{MaxIgnoredRange: -1, OpenRead: -1})
 	obj2, err := refuse.Open(context.Background(), "a.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -393,7 +398,7 @@ func TestWrongRange(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	})
-	src, _ := srchttp.New(url, srchttp.Options{})
+	src, _ := srchttp.New(url, srchttp.Options{OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "big/blob.bin")
 	if err != nil {
@@ -408,7 +413,7 @@ func TestWrongRange(t *testing.T) {
 // its size (the requirement for tablebase access).
 func TestOneRequestPerRead(t *testing.T) {
 	url, requests := fixtureServer(t, func(inner http.Handler) http.Handler { return inner })
-	src, _ := srchttp.New(url, srchttp.Options{})
+	src, _ := srchttp.New(url, srchttp.Options{OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "big/blob.bin")
 	if err != nil {
@@ -586,7 +591,7 @@ func TestContentEncoding(t *testing.T) {
 			inner.ServeHTTP(w, r)
 		})
 	})
-	src, _ := srchttp.New(url, srchttp.Options{})
+	src, _ := srchttp.New(url, srchttp.Options{OpenRead: -1})
 	defer src.Close()
 	obj, err := src.Open(context.Background(), "a.txt")
 	if err != nil {

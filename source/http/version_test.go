@@ -72,39 +72,43 @@ func TestReplacedObject(t *testing.T) {
 		{"last-modified", false, true},
 		{"none", true, false},
 	} {
-		t.Run(fmt.Sprintf("%s/obey=%v", c.validator, c.obey), func(t *testing.T) {
-			var cur atomic.Pointer[servedVersion]
-			cur.Store(old)
-			src, err := srchttp.New(versionServer(t, &cur, c.validator, c.obey), srchttp.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			ctx := context.Background()
-			obj, err := src.Open(ctx, "t.bin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer obj.Close()
-			buf := make([]byte, 16)
-			if _, err := obj.ReadAt(ctx, buf, 100, source.HintData); err != nil || !bytes.Equal(buf, old.data[100:116]) {
-				t.Fatalf("read of the version opened: %q, %v", buf, err)
-			}
-			cur.Store(repl)
-			n, err := obj.ReadAt(ctx, buf, 200, source.HintData)
-			if !c.wantChanged {
-				if err != nil || !bytes.Equal(buf, repl.data[200:216]) {
-					t.Fatalf("without validators: %q, %v, want the served bytes", buf, err)
+		// Both ways of opening: a HEAD, and a GET of the first 64 bytes,
+		// which the reads below lie past.
+		for _, openRead := range []int{-1, 64} {
+			t.Run(fmt.Sprintf("%s/obey=%v/open=%d", c.validator, c.obey, openRead), func(t *testing.T) {
+				var cur atomic.Pointer[servedVersion]
+				cur.Store(old)
+				src, err := srchttp.New(versionServer(t, &cur, c.validator, c.obey), srchttp.Options{OpenRead: openRead})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if !errors.Is(err, source.ErrChanged) || !errors.Is(err, source.ErrPermanent) || n != 0 {
-				t.Fatalf("read after replacement: n=%d err=%v, want 0 bytes and ErrChanged (permanent)", n, err)
-			}
-			cur.Store(old)
-			if _, err := obj.ReadAt(ctx, buf, 300, source.HintData); err != nil || !bytes.Equal(buf, old.data[300:316]) {
-				t.Fatalf("read once the opened version is back: %q, %v", buf, err)
-			}
-		})
+				defer src.Close()
+				ctx := context.Background()
+				obj, err := src.Open(ctx, "t.bin")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer obj.Close()
+				buf := make([]byte, 16)
+				if _, err := obj.ReadAt(ctx, buf, 100, source.HintData); err != nil || !bytes.Equal(buf, old.data[100:116]) {
+					t.Fatalf("read of the version opened: %q, %v", buf, err)
+				}
+				cur.Store(repl)
+				n, err := obj.ReadAt(ctx, buf, 200, source.HintData)
+				if !c.wantChanged {
+					if err != nil || !bytes.Equal(buf, repl.data[200:216]) {
+						t.Fatalf("without validators: %q, %v, want the served bytes", buf, err)
+					}
+					return
+				}
+				if !errors.Is(err, source.ErrChanged) || !errors.Is(err, source.ErrPermanent) || n != 0 {
+					t.Fatalf("read after replacement: n=%d err=%v, want 0 bytes and ErrChanged (permanent)", n, err)
+				}
+				cur.Store(old)
+				if _, err := obj.ReadAt(ctx, buf, 300, source.HintData); err != nil || !bytes.Equal(buf, old.data[300:316]) {
+					t.Fatalf("read once the opened version is back: %q, %v", buf, err)
+				}
+			})
+		}
 	}
 }

@@ -15,12 +15,17 @@ import (
 
 // Stats is a snapshot of Counters.
 type Stats struct {
-	// Opens counts Open calls that reached the wrapped source.
 	Opens int64
-	// Requests counts ReadAt calls that reached the wrapped source; under
+	// Opens counts Open calls that reached the wrapped source; a remote
+	// transport sends one request for each (a HEAD, or the GET of the
+	// object's first bytes).
+	//
+	// Requests counts ReadAt calls that reached the wrapped source, less
+	// those answered from the bytes Open fetched (source.Prefixed); under
 	// a cache, each is one transport request.
 	Requests int64
-	// Bytes counts the bytes those reads returned.
+	// Bytes counts the bytes those reads returned, and the bytes Open
+	// fetched.
 	Bytes int64
 	// Lists counts List calls that reached the wrapped source.
 	Lists int64
@@ -128,6 +133,9 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pf, ok := obj.(source.Prefixed); ok {
+		s.c.bytes.Add(pf.PrefixLen())
+	}
 	return &object{Object: obj, s: s}, nil
 }
 
@@ -154,6 +162,9 @@ type object struct {
 func (o *object) Version() string { return source.VersionOf(o.Object) }
 
 func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	if pf, ok := o.Object.(source.Prefixed); ok && pf.Holds(off, len(p)) {
+		return o.Object.ReadAt(ctx, p, off, hint) // no request: Open brought the bytes
+	}
 	o.s.c.requests.Add(1)
 	n, err := o.Object.ReadAt(ctx, p, off, hint)
 	o.s.c.bytes.Add(int64(n))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	nethttptest "net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -29,7 +30,7 @@ func fakeS3(t *testing.T, get http.HandlerFunc) *s3.Source {
 	t.Cleanup(srv.Close)
 	src, err := s3.New(context.Background(), s3.Config{
 		Bucket: "b", Endpoint: srv.URL, Region: "us-east-1", PathStyle: true,
-		Credentials: s3.StaticCredentials("k", "s"),
+		Credentials: s3.StaticCredentials("k", "s"), OpenRead: -1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -112,5 +113,73 @@ func TestNoSDKRetries(t *testing.T) {
 	}
 	if n := gets.Load(); n != 1 {
 		t.Errorf("the SDK sent %d GETs for one read, want 1", n)
+	}
+}
+
+// TestOpenErrorMapping: Open's own GetObject maps S3's errors as a read
+// does, checks the range it was sent, and needs no HeadObject.
+func TestOpenErrorMapping(t *testing.T) {
+	cases := []struct {
+		get  http.HandlerFunc
+		what string
+		want error
+	}{
+		{s3Error(404, "NoSuchKey"), "NoSuchKey", source.ErrNotFound},
+		{s3Error(403, "AccessDenied"), "AccessDenied", source.ErrPermanent},
+		{s3Error(503, "SlowDown"), "SlowDown", source.ErrTransient},
+		{func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Range", "bytes 5-9/100")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(make([]byte, 5))
+		}, "another range", source.ErrPermanent},
+		{func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Range", "bytes 0-99/100")
+			w.Header().Set("Content-Length", "100")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(make([]byte, 5))
+		}, "truncated body", source.ErrTransient},
+		{func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Range", "bytes 0-99/100")
+			w.Header().Set("ETag", `"v1"`)
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write([]byte(strings.Repeat("x", 100)))
+		}, "whole object", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			var heads atomic.Int64
+			srv := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodHead {
+					heads.Add(1) // HeadBucket after a 404 is allowed
+					return
+				}
+				c.get(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			src, err := s3.New(context.Background(), s3.Config{
+				Bucket: "b", Endpoint: srv.URL, Region: "us-east-1", PathStyle: true,
+				Credentials: s3.StaticCredentials("k", "s"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, err := src.Open(context.Background(), "k")
+			if c.want != nil {
+				if !errors.Is(err, c.want) {
+					t.Errorf("err = %v, want %v", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 10)
+			if n, err := obj.ReadAt(context.Background(), buf, 90, source.HintData); err != nil || n != 10 || string(buf) != strings.Repeat("x", 10) {
+				t.Errorf("ReadAt: %q, %v", buf[:n], err)
+			}
+			if obj.Size() != 100 || source.VersionOf(obj) != `"v1"` || heads.Load() != 0 {
+				t.Errorf("size %d, version %q, %d HEADs; want 100, \"v1\", 0", obj.Size(), source.VersionOf(obj), heads.Load())
+			}
+		})
 	}
 }

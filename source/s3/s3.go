@@ -19,14 +19,18 @@
 // Unknown parameters are an error, so a misspelt one is not silently
 // ignored. Credentials are never put in URLs, errors or logs.
 //
-// Each read is one ranged GetObject; Open is one HeadObject; List pages
-// through ListObjectsV2. The SDK's own retries are switched off: the retry
+// Each read is one ranged GetObject; Open is one ranged GetObject of the
+// object's first Config.OpenRead bytes, whose Content-Range gives the size
+// and whose ETag the version, and whose body answers the first read (so
+// opening a table and reading its header is one round trip, not a HeadObject
+// and then a GetObject); HeadObject is asked only for an empty object or an
+// answer without a size. List pages through ListObjectsV2. The SDK's own retries are switched off: the retry
 // wrapper (source/retry) is the one place that retries, and it sees
 // NoSuchKey/404 as source.ErrNotFound, NoSuchBucket and denied access as
 // source.ErrPermanent, and 5xx, throttling and connection failures as
 // source.ErrTransient.
 //
-// An object is pinned to the ETag HeadObject gave at Open: every GetObject
+// An object is pinned to the ETag its opening answer gave: every GetObject
 // carries it as If-Match and the ETag of every answer is compared with it, so
 // reading an object replaced after Open fails with source.ErrChanged instead
 // of mixing bytes of two versions of a table.
@@ -54,6 +58,7 @@ import (
 
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/internal/httprange"
+	"github.com/tbfs/tbfs/source/internal/prefix"
 )
 
 func init() {
@@ -85,7 +90,17 @@ type Config struct {
 	// HTTPClient, when non-nil, sends the requests (tests count them
 	// with it).
 	HTTPClient aws.HTTPClient
+
+	// OpenRead is how many bytes from the start of an object Open asks
+	// for with the GetObject that tells it the size and version. Zero
+	// means DefaultOpenRead; a negative value makes Open send HeadObject
+	// and keep no bytes.
+	OpenRead int
 }
+
+// DefaultOpenRead is the part of an object Open fetches: one block of the
+// source cache, which holds the header and block index of most tables.
+const DefaultOpenRead = 64 << 10
 
 // ParseURL reads an s3:// URL into a Config.
 func ParseURL(u *url.URL) (Config, error) {
@@ -148,15 +163,23 @@ type Source struct {
 	prefix   string // "" or ending in "/"
 	where    string // s3://bucket/prefix, for errors
 	timeout  time.Duration
+	openRead int
 	closed   atomic.Bool
 	bucketOK atomic.Bool // the bucket is known to exist (or cannot be checked)
 
 	mu sync.Mutex // serialises the bucket check
+
+	// listing is closed when the List in flight ends; nil when none is.
+	// A 404 waits for it rather than asking HeadBucket: a listing that
+	// succeeds proves the bucket, in the same round trip.
+	listMu  sync.Mutex
+	listing chan struct{}
 }
 
 var (
-	_ source.Source = (*Source)(nil)
-	_ source.Lister = (*Source)(nil)
+	_ source.Source   = (*Source)(nil)
+	_ source.Lister   = (*Source)(nil)
+	_ source.Prefixed = (*object)(nil)
 )
 
 // New makes a client for cfg. It sends no request; the first Open or List
@@ -205,7 +228,10 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 		o.Retryer = aws.NopRetryer{}
 		o.DisableLogOutputChecksumValidationSkipped = true
 	})
-	s := &Source{client: client, bucket: cfg.Bucket, where: where, timeout: cfg.Timeout}
+	s := &Source{client: client, bucket: cfg.Bucket, where: where, timeout: cfg.Timeout, openRead: cfg.OpenRead}
+	if s.openRead == 0 {
+		s.openRead = DefaultOpenRead
+	}
 	if cfg.Prefix != "" {
 		s.prefix = cfg.Prefix + "/"
 	}
@@ -218,7 +244,7 @@ func New(ctx context.Context, cfg Config) (*Source, error) {
 // NewWithClient serves bucket/prefix through a client the caller built.
 func NewWithClient(client *s3.Client, bucket, prefix string) *Source {
 	prefix = strings.Trim(prefix, "/")
-	s := &Source{client: client, bucket: bucket, where: "s3://" + bucket + "/" + prefix, timeout: 30 * time.Second}
+	s := &Source{client: client, bucket: bucket, where: "s3://" + bucket + "/" + prefix, timeout: 30 * time.Second, openRead: DefaultOpenRead}
 	if prefix != "" {
 		s.prefix = prefix + "/"
 	}
@@ -278,9 +304,11 @@ func isPreconditionFailed(err error) bool {
 
 func (s *Source) key(name string) string { return s.prefix + name }
 
-// Open finds the object's size with HeadObject. A 404 is checked once
-// against the bucket, so a missing bucket is reported as the permanent
-// failure it is rather than as a missing object.
+// Open learns the object's size and ETag from a ranged GetObject of its
+// first bytes (HeadObject when Config.OpenRead is negative) and keeps the
+// bytes for the first read. A 404 is checked once against the bucket, so a
+// missing bucket is reported as the permanent failure it is rather than as a
+// missing object.
 func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	fail := func(err error) error { return &source.Error{Op: "open", Name: name, URL: s.where, Err: err} }
 	if err := source.CheckName(name); err != nil {
@@ -292,11 +320,18 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if s.closed.Load() {
 		return nil, fail(source.ErrClosed)
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	out, err := s.client.HeadObject(rctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(name))})
+	var size int64
+	var etag string
+	var first []byte
+	err := errNoLength
+	if s.openRead > 0 {
+		size, etag, first, err = s.openGet(ctx, name)
+	}
+	if errors.Is(err, errNoLength) {
+		first = nil
+		size, etag, err = s.head(ctx, name)
+	}
 	if err != nil {
-		err = classify(ctx, err)
 		if errors.Is(err, source.ErrNotFound) {
 			if berr := s.checkBucket(ctx); berr != nil {
 				return nil, fail(berr)
@@ -305,10 +340,73 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 		return nil, fail(err)
 	}
 	s.bucketOK.Store(true)
-	if out.ContentLength == nil || *out.ContentLength < 0 {
-		return nil, fail(source.Permanent(errors.New("HeadObject gave no length")))
+	return &object{src: s, name: name, key: s.key(name), size: size, etag: etag, first: prefix.New(first)}, nil
+}
+
+// errNoLength means the opening GetObject did not tell the size (an empty
+// object has no byte 0 to range over), so HeadObject must.
+var errNoLength = errors.New("no length from GetObject")
+
+// openGet fetches the first s.openRead bytes of name and returns the size,
+// the ETag and the bytes, the object's from offset 0.
+func (s *Source) openGet(ctx context.Context, name string) (int64, string, []byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	out, err := s.client.GetObject(rctx, &s3.GetObjectInput{
+		Bucket: &s.bucket, Key: aws.String(s.key(name)),
+		Range: aws.String(fmt.Sprintf("bytes=0-%d", s.openRead-1)),
+	})
+	if err != nil {
+		var re *awshttp.ResponseError
+		if errors.As(err, &re) && re.HTTPStatusCode() == 416 {
+			return 0, "", nil, errNoLength
+		}
+		return 0, "", nil, classify(ctx, err)
 	}
-	return &object{src: s, name: name, key: s.key(name), size: *out.ContentLength, etag: aws.ToString(out.ETag)}, nil
+	defer out.Body.Close()
+	var size, want int64
+	if out.ContentRange != nil {
+		first, last, total, err := httprange.Parse(*out.ContentRange)
+		if err != nil {
+			return 0, "", nil, source.Permanent(err)
+		}
+		if total < 0 {
+			return 0, "", nil, errNoLength
+		}
+		if first != 0 || last != min(int64(s.openRead), total)-1 {
+			return 0, "", nil, source.Permanent(fmt.Errorf("asked for bytes 0-%d, server sent %d-%d", s.openRead-1, first, last))
+		}
+		size, want = total, last+1
+	} else {
+		// No Content-Range: the body is the whole object.
+		if out.ContentLength == nil || *out.ContentLength < 0 {
+			return 0, "", nil, errNoLength
+		}
+		size = *out.ContentLength
+		want = min(size, int64(s.openRead))
+	}
+	buf := make([]byte, want)
+	if _, err := io.ReadFull(out.Body, buf); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, "", nil, source.Transient(fmt.Errorf("body ended early: %w", io.ErrUnexpectedEOF))
+		}
+		return 0, "", nil, classify(ctx, err)
+	}
+	return size, aws.ToString(out.ETag), buf, nil
+}
+
+// head learns the size and ETag with HeadObject.
+func (s *Source) head(ctx context.Context, name string) (int64, string, error) {
+	rctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	out, err := s.client.HeadObject(rctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(name))})
+	if err != nil {
+		return 0, "", classify(ctx, err)
+	}
+	if out.ContentLength == nil || *out.ContentLength < 0 {
+		return 0, "", source.Permanent(errors.New("HeadObject gave no length"))
+	}
+	return *out.ContentLength, aws.ToString(out.ETag), nil
 }
 
 // checkBucket asks whether the bucket exists, once it has any doubt. A
@@ -317,6 +415,19 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 func (s *Source) checkBucket(ctx context.Context) error {
 	if s.bucketOK.Load() {
 		return nil
+	}
+	s.listMu.Lock()
+	inFlight := s.listing
+	s.listMu.Unlock()
+	if inFlight != nil {
+		select {
+		case <-inFlight:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if s.bucketOK.Load() {
+			return nil
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -356,6 +467,18 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 	if s.closed.Load() {
 		return nil, fail(source.ErrClosed)
 	}
+	done := make(chan struct{})
+	defer close(done)
+	s.listMu.Lock()
+	if s.listing == nil {
+		s.listing = done
+		defer func() {
+			s.listMu.Lock()
+			s.listing = nil
+			s.listMu.Unlock()
+		}()
+	}
+	s.listMu.Unlock()
 	var out []source.Entry
 	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: &s.bucket, Prefix: aws.String(s.key(prefix)),
@@ -398,11 +521,21 @@ type object struct {
 	name   string
 	key    string
 	size   int64
-	etag   string // the version Open saw; empty when the server gave none
+	etag   string        // the version Open saw; empty when the server gave none
+	first  *prefix.Bytes // the bytes Open fetched, until read
 	closed atomic.Bool
 }
 
 func (o *object) Size() int64 { return o.size }
+
+// PrefixLen is how many bytes Open fetched.
+func (o *object) PrefixLen() int64 { return o.first.Len() }
+
+// Holds reports whether a read of n bytes at off is answered by the bytes
+// Open fetched.
+func (o *object) Holds(off int64, n int) bool {
+	return o.first.Holds(off, int(min(int64(n), o.size-off)))
+}
 
 // Version is the ETag Open saw.
 func (o *object) Version() string { return o.etag }
@@ -430,8 +563,10 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 		}
 		return 0, io.EOF
 	}
-	if err := o.fetch(ctx, p[:want], off); err != nil {
-		return 0, fail(err)
+	if n := int64(o.first.Read(p[:want], off)); n < want {
+		if err := o.fetch(ctx, p[n:want], off+n); err != nil {
+			return int(n), fail(err)
+		}
 	}
 	if int(want) < len(p) {
 		return int(want), io.EOF

@@ -339,7 +339,22 @@ func TestReplacedObject(t *testing.T) {
 	if err := srv.Put(ctx, "bkt", "t.bin", old); err != nil {
 		t.Fatal(err)
 	}
-	src, err := s3.New(ctx, srv.Config("bkt", ""))
+	// Both ways of opening: HeadObject, and a GetObject of the first 64
+	// bytes, which the reads below lie past.
+	for _, openRead := range []int{-1, 64} {
+		t.Run(fmt.Sprintf("open=%d", openRead), func(t *testing.T) {
+			if err := srv.Put(ctx, "bkt", "t.bin", old); err != nil {
+				t.Fatal(err)
+			}
+			cfg := srv.Config("bkt", "")
+			cfg.OpenRead = openRead
+			replacedObject(t, ctx, srv, cfg, old)
+		})
+	}
+}
+
+func replacedObject(t *testing.T, ctx context.Context, srv *s3test.Server, cfg s3.Config, old []byte) {
+	src, err := s3.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

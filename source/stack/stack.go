@@ -1,25 +1,30 @@
 // Package stack opens a source by URL with the wrappers a front end wants
 // around it, in the one order that makes their counters meaningful:
 //
-//	cache → retry → metrics → transport
+//	cache → listcache → retry → limit → metrics → transport
 //
 // The metrics wrapper sits right above the transport, so Stats().Requests
 // is the number of requests the transport really made (retries included);
 // the retry wrapper repeats transient failures below the cache, so a cached
 // block is fetched at most once per reader even when its fetch needed
-// retries; the cache is outermost, so hits cost no request at all. Local
-// sources (file URLs and plain paths) are memory-mapped already and get no
-// cache.
+// retries; the limit bounds the requests in flight per attempt, so a retry's
+// backoff holds no slot; the listing cache answers lookups of missing objects
+// from one listing (or a remembered miss) above the retries; the cache is
+// outermost, so hits cost no request at all. Local sources (file URLs and
+// plain paths) are memory-mapped already and get neither cache.
 //
 // It imports source/all, so every built-in transport is registered.
 package stack
 
 import (
 	"context"
+	"time"
 
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every built-in transport
 	"github.com/tbfs/tbfs/source/cache"
+	"github.com/tbfs/tbfs/source/limit"
+	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/retry"
 )
@@ -36,6 +41,12 @@ type Options struct {
 	Retry retry.Policy
 	// CacheLocal caches local sources too (useful only for measuring).
 	CacheLocal bool
+	// MaxRequests bounds the requests in flight to the transport. Zero
+	// means limit.DefaultRequests.
+	MaxRequests int
+	// MetadataTTL is how long a listing of a remote source, and a miss,
+	// answer whether an object exists. Zero means listcache.DefaultTTL.
+	MetadataTTL time.Duration
 }
 
 // Stack is an opened source with its wrappers. It is itself a source and a
@@ -71,8 +82,11 @@ func Wrap(raw source.Source, remote bool, opts Options) *Stack {
 	c := new(metrics.Counters)
 	p := opts.Retry
 	p.Counters = c
-	var top source.Source = retry.Wrap(metrics.Wrap(raw, c), p)
+	var top source.Source = retry.Wrap(limit.Wrap(metrics.Wrap(raw, c), opts.MaxRequests), p)
 	st := &Stack{counters: c}
+	if remote {
+		top = listcache.Wrap(top, listcache.Options{TTL: opts.MetadataTTL})
+	}
 	if (remote || opts.CacheLocal) && opts.CacheBytes >= 0 {
 		st.cache = cache.Wrap(top, cache.Options{Budget: opts.CacheBytes, BlockSize: opts.BlockSize, Counters: c})
 		top = st.cache

@@ -11,6 +11,7 @@
 package httptest
 
 import (
+	"bytes"
 	"io/fs"
 	"net/http"
 	nethttptest "net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
@@ -71,6 +73,30 @@ func Handler(t testing.TB, dir string) http.Handler {
 // every regular file under dir, so the HTTP transport can List it.
 func WriteManifest(t testing.TB, dir string) {
 	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, srchttp.DefaultManifest), manifest(t, dir), 0o644); err != nil {
+		t.Fatalf("httptest: %v", err)
+	}
+}
+
+// WithManifest answers requests for srchttp.DefaultManifest with a manifest
+// of dir made now, and passes every other request to h: a read-only dir
+// (the shared tables) served as a listable mirror.
+func WithManifest(t testing.TB, dir string, h http.Handler) http.Handler {
+	t.Helper()
+	data := manifest(t, dir)
+	mod := time.Now()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.TrimPrefix(r.URL.Path, "/") != srchttp.DefaultManifest {
+			h.ServeHTTP(w, r)
+			return
+		}
+		http.ServeContent(w, r, srchttp.DefaultManifest, mod, bytes.NewReader(data))
+	})
+}
+
+// manifest lists every regular file under dir but the manifest itself.
+func manifest(t testing.TB, dir string) []byte {
+	t.Helper()
 	var entries []source.Entry
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -94,12 +120,9 @@ func WriteManifest(t testing.TB, dir string) {
 	if err != nil {
 		t.Fatalf("httptest: walking %s: %v", dir, err)
 	}
-	f, err := os.Create(filepath.Join(dir, srchttp.DefaultManifest))
-	if err != nil {
+	var b bytes.Buffer
+	if err := srchttp.WriteManifest(&b, entries); err != nil {
 		t.Fatalf("httptest: %v", err)
 	}
-	defer f.Close()
-	if err := srchttp.WriteManifest(f, entries); err != nil {
-		t.Fatalf("httptest: %v", err)
-	}
+	return b.Bytes()
 }
