@@ -165,19 +165,24 @@ func TestServeStandardOracle(t *testing.T) {
 	for _, r := range chesstboracle.Read(t, "../../testdata/chesstb/oracle/probe.tsv") {
 		roots[r.FEN] = r
 	}
-	jobs := make(chan string)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for fen := range jobs {
-				checkStandard(t, base, fen, roots, children[fen])
-			}
-		})
-	}
+	// Queued in full first, so a client that stops early never blocks the
+	// queue; each client is a subtest run from its own goroutine, where
+	// checkStandard's t.Fatal ends that client's test goroutine only.
+	jobs := make(chan string, len(parents))
 	for _, fen := range parents {
 		jobs <- fen
 	}
 	close(jobs)
+	var wg sync.WaitGroup
+	for c := range 8 {
+		wg.Go(func() {
+			t.Run(fmt.Sprintf("client%d", c), func(t *testing.T) {
+				for fen := range jobs {
+					checkStandard(t, base, fen, roots, children[fen])
+				}
+			})
+		})
+	}
 	wg.Wait()
 }
 
