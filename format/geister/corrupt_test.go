@@ -20,7 +20,9 @@ import (
 // third in the last 256 (the seek table of a .zst), a third anywhere. Each
 // copy keeps the reference's SHA256SUMS beside it, as a mirror of the
 // tables would; the same probes without the check (NoVerify) are counted
-// too, to show what the manifest catches.
+// too, to show what the manifest catches. One more kind has no manifest:
+// id000 recompressed by another seekable-zstd writer, whose seek table
+// carries a checksum per frame, so those checksums are all that guards it.
 func TestCorruptionSweep(t *testing.T) {
 	shared := sharedTables(t)
 	sumsFile, err := os.ReadFile(filepath.Join(shared, SumsFile))
@@ -47,17 +49,30 @@ func TestCorruptionSweep(t *testing.T) {
 	for k, kind := range []struct {
 		id   int
 		file string
+		// checksummed: recompressed with per-frame checksums and no
+		// manifest, instead of the shipped file with the manifest.
+		checksummed bool
 	}{
-		{0, "id000_pb1pr1ob1or1_obsblk.bin"},
-		{0, "id000_pb1pr1ob1or1_obsblk.bin.zst"},
-		{1, "id001_pb1pr1ob1or2_obsblk.bin.zst"},
-		{2, "id002_pb1pr1ob2or1_obsblk.bin.zst"},
-		{3, "id003_pb1pr2ob1or1_obsblk.bin.zst"},
-		{4, "id004_pb2pr1ob1or1_obsblk.bin.zst"},
+		{0, "id000_pb1pr1ob1or1_obsblk.bin", false},
+		{0, "id000_pb1pr1ob1or1_obsblk.bin.zst", false},
+		{1, "id001_pb1pr1ob1or2_obsblk.bin.zst", false},
+		{2, "id002_pb1pr1ob2or1_obsblk.bin.zst", false},
+		{3, "id003_pb1pr2ob1or1_obsblk.bin.zst", false},
+		{4, "id004_pb2pr1ob1or1_obsblk.bin.zst", false},
+		{0, "id000_pb1pr1ob1or1_obsblk.bin.zst", true},
 	} {
 		orig, err := os.ReadFile(filepath.Join(shared, kind.file))
 		if err != nil {
 			t.Fatal(err)
+		}
+		label := kind.file
+		if kind.checksummed {
+			raw, err := os.ReadFile(filepath.Join(shared, "id000_pb1pr1ob1or1_obsblk.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig = seekableZstd(t, raw, 8192)
+			label += " (frame checksums, no manifest)"
 		}
 		m, err := MaterialByID(kind.id)
 		if err != nil {
@@ -90,13 +105,18 @@ func TestCorruptionSweep(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, kind.file), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, SumsFile), sumsFile, 0o644); err != nil {
-				t.Fatal(err)
+			if !kind.checksummed {
+				if err := os.WriteFile(filepath.Join(dir, SumsFile), sumsFile, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// The entries the flip can reach: the byte itself in a raw
 			// file, the frame holding it in a .zst (none for the seek
 			// table, where every frame may move).
 			var touched []uint64
+			if st != nil && st.sums == nil && kind.checksummed {
+				t.Fatal("the recompressed table has no frame checksums")
+			}
 			if st == nil {
 				touched = []uint64{uint64(off)}
 			} else if f := frameAt(st, uint64(off)); f >= 0 {
@@ -128,13 +148,13 @@ func TestCorruptionSweep(t *testing.T) {
 					got, err := tb.DTW(ctx, p)
 					switch {
 					case err != nil && !errors.Is(err, ErrCorrupt):
-						t.Errorf("%s byte %d: DTW(%s): %v is not ErrCorrupt", kind.file, off, p, err)
+						t.Errorf("%s byte %d: DTW(%s): %v is not ErrCorrupt", label, off, p, err)
 					case err != nil && verify:
 						ta.errorsAfter++
 					case err == nil && got != want && verify:
 						ta.wrongAfter++
 						if ta.wrongAfter <= 5 {
-							t.Errorf("%s byte %d (%s): DTW(%s) = %d, intact %d, no error", kind.file, off, region, p, got, want)
+							t.Errorf("%s byte %d (%s): DTW(%s) = %d, intact %d, no error", label, off, region, p, got, want)
 						}
 					case err == nil && got != want:
 						ta.wrongBefore++
@@ -149,7 +169,7 @@ func TestCorruptionSweep(t *testing.T) {
 		for _, region := range regions {
 			ta := tallies[region]
 			t.Logf("%s, flips in %s: %d answers; %d wrong values without the manifest check, %d with it (%d errors)",
-				kind.file, region, ta.answers, ta.wrongBefore, ta.wrongAfter, ta.errorsAfter)
+				label, region, ta.answers, ta.wrongBefore, ta.wrongAfter, ta.errorsAfter)
 			total[false] += ta.wrongBefore
 			total[true] += ta.wrongAfter
 		}
