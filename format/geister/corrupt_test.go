@@ -200,7 +200,7 @@ func frameAt(st *seekTable, off uint64) int {
 
 // openTemp opens a Tablebase over dir and returns it with its closer, for
 // tests that open many and should not hold them all to the end.
-func openTemp(t *testing.T, dir string, opts Options) (*Tablebase, func()) {
+func openTemp(t testing.TB, dir string, opts Options) (*Tablebase, func()) {
 	t.Helper()
 	src, err := mmap.New(dir)
 	if err != nil {
