@@ -63,7 +63,10 @@ func parseSums(data []byte) (sums, error) {
 		}
 		out[name] = h
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, SumsFile, err)
+	}
+	return out, nil
 }
 
 // sumsOf returns source i's manifest, reading it on first use; a source
