@@ -501,21 +501,22 @@ func TestConcurrentReaders(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		perReader = 5
 	}
+	// Each reader is a subtest run from its own goroutine, so the checks'
+	// t.Fatal stops that reader's test goroutine, never a plain goroutine.
 	var wg sync.WaitGroup
 	for g := range 64 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(g), 7))
-			for range perReader {
-				if !timeLeft(t) {
-					t.Error("stopped: the test deadline is near")
-					return
+		wg.Go(func() {
+			t.Run(fmt.Sprintf("reader%02d", g), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(g), 7))
+				for range perReader {
+					if !timeLeft(t) {
+						t.Fatal("stopped: the test deadline is near")
+					}
+					r := rows[rng.IntN(len(rows))]
+					checkPosition(t, mnt, r, rng.IntN(numViews*len(pathForms)), set.Tables)
 				}
-				r := rows[rng.IntN(len(rows))]
-				checkPosition(t, mnt, r, rng.IntN(numViews*len(pathForms)), set.Tables)
-			}
-		}()
+			})
+		})
 	}
 	wg.Wait()
 	if s := f.Stats(); s.ProbeErrors != 0 {

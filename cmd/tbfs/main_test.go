@@ -80,6 +80,11 @@ func startMount(t *testing.T, env []string, args ...string) (string, *process) {
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testenv.Missing(t, "/dev/fuse")
 	}
+	if os.Geteuid() != 0 {
+		// Only root mounts directly; anyone else mounts through fuse3's
+		// helper, which .ci/run installs.
+		testenv.Tool(t, "fusermount3")
+	}
 	mnt := t.TempDir()
 	p := &process{stderr: new(bytes.Buffer), exited: make(chan error, 1)}
 	t.Cleanup(func() {

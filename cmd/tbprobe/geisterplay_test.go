@@ -50,10 +50,11 @@ func TestGeisterPlayServe(t *testing.T) {
 		stderr string
 	}
 	results := make(chan played, 2)
+	tables := testenv.Testdata(t, "geister")
 	for _, addr := range addrs {
 		go func() {
 			var out, errb bytes.Buffer
-			code := runGeisterPlay(ctx, []string{"--server", addr, "--tables", testenv.Testdata(t, "geister"), "--timeout", "30s"}, nil, &out, &errb)
+			code := runGeisterPlay(ctx, []string{"--server", addr, "--tables", tables, "--timeout", "30s"}, nil, &out, &errb)
 			results <- played{code, out.String(), errb.String()}
 		}()
 	}

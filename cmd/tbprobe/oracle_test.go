@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -104,12 +103,7 @@ func oracleSets(t *testing.T) []oracleSet {
 // sharedPresent reports whether ../shared/chesstb exists, or must (CI).
 func sharedPresent(t *testing.T) bool {
 	t.Helper()
-	shared := os.Getenv("TBFS_SHARED")
-	if shared == "" {
-		shared = filepath.Join(testenv.RepoRoot(t), "..", "shared")
-	}
-	_, err := os.Stat(filepath.Join(shared, "chesstb"))
-	return err == nil || testenv.InCI()
+	return testenv.HasShared(t, "chesstb")
 }
 
 // tablesArgs turns a set's table locations into flags.

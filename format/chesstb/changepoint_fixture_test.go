@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
@@ -90,6 +91,12 @@ func TestConcurrentPackProbes(t *testing.T) {
 	if raceEnabled {
 		rows = sample(rows, 6)
 	}
+	// Parsed here, in the test's goroutine: a bad row fails the test there.
+	positions := make([]chess.Position, len(rows))
+	expects := make([]packExpect, len(rows))
+	for i, r := range rows {
+		positions[i], expects[i] = r.position(t), r.expectAll(t)
+	}
 	for _, budget := range []int64{256 << 10, 2 << 20} {
 		tb := openDirs(t, Options{BlockCacheBytes: budget}, testenv.Testdata(t, "chesstb", "packs"), testenv.Testdata(t, "chesstb"))
 		ctx := context.Background()
@@ -98,11 +105,11 @@ func TestConcurrentPackProbes(t *testing.T) {
 		for g := range 16 {
 			wg.Go(func() {
 				for i := range rows {
-					r := rows[(i+g*37)%len(rows)]
-					pos := r.position(t)
+					j := (i + g*37) % len(rows)
+					r, pos := rows[j], positions[j]
 					res, err := tb.Probe(ctx, &pos)
 					if err == nil {
-						if d := compareAll(r.expectAll(t), &res); len(d) > 0 {
+						if d := compareAll(expects[j], &res); len(d) > 0 {
 							err = fmt.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(d, "; "))
 						}
 					}

@@ -156,6 +156,12 @@ func TestProbeMemoryOrder(t *testing.T) {
 		openDirs(t, Options{}, filepath.Join(base, "shipped")),
 		openDirs(t, Options{}, filepath.Join(base, "full")),
 	}
+	// Parsed here, in the test's goroutine: a bad row fails the test there.
+	positions := make([]chess.Position, len(rows))
+	expects := make([]packExpect, len(rows))
+	for i, r := range rows {
+		positions[i], expects[i] = r.position(t), r.expectAll(t)
+	}
 	const workers = 3
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -167,9 +173,8 @@ func TestProbeMemoryOrder(t *testing.T) {
 			defer wg.Done()
 			// Each worker walks every row, from a different starting point.
 			for i := range rows {
-				r := rows[(i+w*len(rows)/workers)%len(rows)]
-				pos := r.position(t)
-				e := r.expectAll(t)
+				j := (i + w*len(rows)/workers) % len(rows)
+				r, pos, e := rows[j], positions[j], expects[j]
 				for s, tb := range sets {
 					diffs := probeDiffs(ctx, tb, &pos, e)
 					if len(diffs) > 0 {

@@ -96,7 +96,7 @@ func distanceBlocks(t testing.TB, dir string, limit int, fn func(name string, co
 // resumed pieces, and compares with the library's output.
 func TestLZMAAgainstLibrary(t *testing.T) {
 	dirs := []string{testenv.Testdata(t, "chesstb"), testenv.Testdata(t, "chesstb", "packs")}
-	if _, err := os.Stat(filepath.Join(testenv.RepoRoot(t), "..", "shared", "chesstb")); err == nil && !raceEnabled && !testing.Short() {
+	if testenv.HasShared(t, "chesstb") && !raceEnabled && !testing.Short() {
 		dirs = append(dirs, testenv.Shared(t, "chesstb", "shipped"))
 	}
 	for _, dir := range dirs {

@@ -288,6 +288,17 @@ func TestConcurrentProbes(t *testing.T) {
 	if raceEnabled {
 		rows = sample(rows, 25)
 	}
+	// Parsed here, in the test's goroutine: a bad row fails the test there.
+	type want struct {
+		pos           chess.Position
+		wdl, dtz, dtm int
+	}
+	wants := make([]want, len(rows))
+	for i, r := range rows {
+		w := &wants[i]
+		w.pos = r.position(t)
+		w.wdl, w.dtz, _, w.dtm, _ = r.expected(t)
+	}
 	const budget = 3 << 20
 	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
 	ctx := context.Background()
@@ -296,9 +307,9 @@ func TestConcurrentProbes(t *testing.T) {
 	for g := range 16 {
 		wg.Go(func() {
 			for i := range rows {
-				r := rows[(i+g*37)%len(rows)]
-				pos := r.position(t)
-				wdl, dtz, _, dtm, _ := r.expected(t)
+				j := (i + g*37) % len(rows)
+				r, pos := rows[j], wants[j].pos
+				wdl, dtz, dtm := wants[j].wdl, wants[j].dtz, wants[j].dtm
 				res, err := tb.Probe(ctx, &pos)
 				if err != nil {
 					errs <- err

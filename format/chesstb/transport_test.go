@@ -14,14 +14,17 @@ import (
 	"github.com/tbfs/tbfs/source/stack"
 )
 
-// transportRows is the sample of oracle rows each transport sweep checks:
-// a slice of every shared oracle file in shipped form (or of the fixture
-// rows on a machine without the shared data).
+// transportRows is what each transport sweep checks: every shared oracle
+// row in shipped form, or an even slice of each file under the race
+// detector or -short.
 func transportRows(t *testing.T) (dir string, rows []oracleRow) {
 	t.Helper()
-	n := 250
-	if raceEnabled {
+	n := 1 << 30
+	switch {
+	case raceEnabled:
 		n = 15
+	case testing.Short():
+		n = 250
 	}
 	base := testenv.Shared(t, "chesstb")
 	for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {

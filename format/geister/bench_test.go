@@ -251,3 +251,45 @@ func BenchmarkObservationZstdWarm(b *testing.B) {
 func BenchmarkObservationZstdCold(b *testing.B) {
 	benchObservations(b, benchTablebase(b, zstdOnly(b, sharedTables(b)), Options{CacheBytes: 1}))
 }
+
+// BenchmarkFirstProbes opens the shared tables afresh (raw id000 and the
+// four total-5 .zst files, with the reference's SHA256SUMS beside them)
+// and probes one position of each material: the cost of a Tablebase's
+// first answers, with the manifest check and without it (NoVerify).
+// Later probes are the same either way.
+func BenchmarkFirstProbes(b *testing.B) {
+	dir := sharedTables(b)
+	var ps []Position
+	for _, m := range []Material{{1, 1, 1, 1}, {1, 1, 1, 2}, {1, 1, 2, 1}, {1, 2, 1, 1}, {2, 1, 1, 1}} {
+		for idx := uint64(0); ; idx++ {
+			if p, err := Unrank(m, idx*9973%m.Entries()); err == nil {
+				if _, term := p.Terminal(); !term {
+					ps = append(ps, p)
+					break
+				}
+			}
+		}
+	}
+	for _, mode := range []struct {
+		name string
+		opts Options
+	}{{"manifest", Options{}}, {"noverify", Options{NoVerify: true}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				src, err := mmap.New(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tb, _ := Open(mode.opts, src)
+				for _, p := range ps {
+					if _, err := tb.DTW(ctx, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tb.Close()
+				src.Close()
+			}
+		})
+	}
+}

@@ -9,9 +9,9 @@ import (
 )
 
 // TestOracleS3 reads the shared tables through the S3 transport (a
-// versitygw server on loopback), raw and zstd, and checks a subset of the
-// oracle rows: every 8th values.tsv row and every 8th moves.tsv parent
-// (every 24th under the race detector).
+// versitygw server on loopback), raw and zstd, and checks every oracle row
+// (every 8th values.tsv row and moves.tsv parent under -short, every 24th
+// under the race detector).
 func TestOracleS3(t *testing.T) {
 	ctx := context.Background()
 	open := func(dir string) *Tablebase {
@@ -34,9 +34,12 @@ func TestOracleS3(t *testing.T) {
 		"s3 raw":  open(rawTables(t)),
 		"s3 zstd": open(zstdOnly(t, sharedTables(t))),
 	}
-	every := 8
-	if raceEnabled {
+	every := 1
+	switch {
+	case raceEnabled:
 		every = 24
+	case testing.Short():
+		every = 8
 	}
 	var values, moves []oracleRow
 	for i, r := range oracle(t, "values.tsv") {

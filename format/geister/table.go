@@ -22,8 +22,9 @@ var ErrNoTable = errors.New("geister: no table for this material")
 
 // ErrCorrupt is matched by errors about table data that cannot be right: a
 // raw file of the wrong size, a seek table that does not describe its file,
-// a frame that does not decode to the size the seek table promises, a value
-// beyond the horizon.
+// a frame that does not decode to the size the seek table promises or to
+// its checksum, a table whose sha256 is not its manifest's (SumsFile), a
+// value beyond the horizon.
 var ErrCorrupt = errors.New("geister: corrupt table")
 
 // tableReader reads entries of one table file.

@@ -20,14 +20,21 @@ type Options struct {
 	// CacheBytes is the budget of the cache Open makes when Cache is nil;
 	// 0 means DefaultCacheBytes.
 	CacheBytes int64
+	// NoVerify skips checking each table against the SHA256SUMS manifest
+	// of its source (see SumsFile) when it is first opened. The check
+	// reads the whole table once; without it a damaged table may answer
+	// with a wrong value.
+	NoVerify bool
 }
 
 // Tablebase answers probes from the table files of one or more sources.
 // Tables are opened on first use. A Tablebase is safe for concurrent use.
 type Tablebase struct {
-	sources []source.Source
-	cache   *FrameCache
-	slots   [NumMaterials]tableSlot
+	sources  []source.Source
+	sums     []sumsSlot // one per source
+	noVerify bool
+	cache    *FrameCache
+	slots    [NumMaterials]tableSlot
 
 	mu     sync.Mutex
 	closed bool
@@ -79,7 +86,12 @@ func Open(opts Options, sources ...source.Source) (*Tablebase, error) {
 			return nil, fmt.Errorf("geister: source %d is nil", i)
 		}
 	}
-	tb := &Tablebase{sources: append([]source.Source(nil), sources...), cache: opts.Cache}
+	tb := &Tablebase{
+		sources:  append([]source.Source(nil), sources...),
+		sums:     make([]sumsSlot, len(sources)),
+		noVerify: opts.NoVerify,
+		cache:    opts.Cache,
+	}
 	if tb.cache == nil {
 		budget := opts.CacheBytes
 		if budget <= 0 {
@@ -159,7 +171,7 @@ func (tb *Tablebase) find(ctx context.Context, m Material) (*tableState, error) 
 		{legacy + ".zstd", true, true},
 		{legacy, false, true},
 	}
-	for _, src := range tb.sources {
+	for si, src := range tb.sources {
 		for _, c := range candidates {
 			obj, err := src.Open(ctx, c.name)
 			if errors.Is(err, source.ErrNotFound) {
@@ -181,6 +193,12 @@ func (tb *Tablebase) find(ctx context.Context, m Material) (*tableState, error) 
 			if err != nil {
 				obj.Close()
 				return nil, err
+			}
+			if !tb.noVerify {
+				if err := tb.verify(ctx, si, obj, c.name, r); err != nil {
+					r.close()
+					return nil, err
+				}
 			}
 			return &tableState{r: r, name: c.name, legacy: c.legacy}, nil
 		}

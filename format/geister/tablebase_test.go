@@ -106,18 +106,8 @@ func makeRawTables(shared string) (string, error) {
 // openDir opens a Tablebase over one local directory.
 func openDir(t testing.TB, dir string, opts Options) *Tablebase {
 	t.Helper()
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := Open(opts, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		tb.Close()
-		src.Close()
-	})
+	tb, closeTB := openTemp(t, dir, opts)
+	t.Cleanup(closeTB)
 	return tb
 }
 

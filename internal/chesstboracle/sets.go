@@ -1,7 +1,6 @@
 package chesstboracle
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -30,11 +29,7 @@ func Sets(t testing.TB) []Set {
 		Files:       []string{testenv.Testdata(t, "chesstb", "oracle", "probe.tsv")},
 		LimitedRows: 150,
 	}}
-	shared := os.Getenv("TBFS_SHARED")
-	if shared == "" {
-		shared = filepath.Join(testenv.RepoRoot(t), "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(shared, "chesstb")); err == nil || testenv.InCI() {
+	if testenv.HasShared(t, "chesstb") {
 		base := testenv.Shared(t, "chesstb")
 		sets = append(sets, Set{
 			Name:   "shared",

@@ -59,15 +59,32 @@ func InCI() bool { return os.Getenv("CI") != "" }
 // always provided.
 func Shared(t testing.TB, elem ...string) string {
 	t.Helper()
-	base := os.Getenv("TBFS_SHARED")
-	if base == "" {
-		base = filepath.Join(RepoRoot(t), "..", "shared")
-	}
-	p := filepath.Join(append([]string{base}, elem...)...)
+	p := sharedPath(t, elem...)
 	if _, err := os.Stat(p); err != nil {
 		Missing(t, "reference data "+p)
 	}
 	return p
+}
+
+// HasShared reports whether the reference data elem is present, or must be
+// (under CI, where a later Shared call then fails the test). Tests that add
+// the shared data to what they would check anyway ask this first, so a
+// fresh clone still runs their committed-fixture part.
+func HasShared(t testing.TB, elem ...string) bool {
+	t.Helper()
+	_, err := os.Stat(sharedPath(t, elem...))
+	return err == nil || InCI()
+}
+
+// sharedPath is elem under $TBFS_SHARED, or under ../shared beside the
+// repository when that is unset.
+func sharedPath(t testing.TB, elem ...string) string {
+	t.Helper()
+	base := os.Getenv("TBFS_SHARED")
+	if base == "" {
+		base = filepath.Join(RepoRoot(t), "..", "shared")
+	}
+	return filepath.Join(append([]string{base}, elem...)...)
 }
 
 // Tool returns the path of an external program the test needs (a server

@@ -17,7 +17,7 @@ import (
 // heuristic plays the rest.
 func TestTablesMovesAreLegal(t *testing.T) {
 	dirs := []string{testenv.Testdata(t, "geister")}
-	if testenv.InCI() || sharedPresent() {
+	if testenv.HasShared(t, "geister", "tables") {
 		dirs = append(dirs, testenv.Shared(t, "geister", "tables"))
 	}
 	tb := openTables(t, dirs...)

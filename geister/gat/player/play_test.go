@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os"
 	"testing"
 	"time"
 
@@ -321,7 +320,7 @@ func checkKeepsWins(t *testing.T, tb *geister.Tablebase, g game, tp int, st *sta
 func TestTablesKeepWins(t *testing.T) {
 	dirs := []string{testenv.Testdata(t, "geister")}
 	materials := [][4]int{{1, 1, 1, 1}}
-	if testenv.InCI() || sharedPresent() {
+	if testenv.HasShared(t, "geister", "tables") {
 		dirs = append(dirs, testenv.Shared(t, "geister", "tables"))
 		materials = append(materials, [4]int{2, 1, 1, 1}, [4]int{1, 2, 1, 1}, [4]int{1, 1, 2, 1}, [4]int{1, 1, 1, 2})
 	}
@@ -357,10 +356,4 @@ func TestTablesKeepWins(t *testing.T) {
 	if st.keptWins == 0 || st.wonFromKnown == 0 {
 		t.Errorf("the sweep never exercised a kept win: %+v", st)
 	}
-}
-
-// sharedPresent reports whether the shared reference folder exists.
-func sharedPresent() bool {
-	_, err := os.Stat("/work/shared/geister/tables")
-	return err == nil
 }

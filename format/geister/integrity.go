@@ -1,0 +1,175 @@
+package geister
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+// SumsFile is the integrity manifest a table folder may carry: sha256sum's
+// format, one "HEX  NAME" line per file. The reference ships one beside its
+// tables, listing every raw .bin (also those shipped only compressed) and
+// every .bin.zst as shipped. Raw tables have no header and the reference's
+// zstd frames no checksum, so a flipped byte would otherwise read as
+// another valid value; with the manifest a table is checked whole the first
+// time it is opened, before any of its answers is given.
+const SumsFile = "SHA256SUMS"
+
+// maxSumsBytes bounds the manifest Open reads: 256 materials in every file
+// form fit in a small fraction of it.
+const maxSumsBytes = 1 << 20
+
+// sums is one source's parsed manifest (nil map: the source has none).
+type sums map[string][sha256.Size]byte
+
+// sumsSlot caches one source's manifest once it has been read; a transport
+// failure is not cached, so the next open tries again.
+type sumsSlot struct {
+	mu   sync.Mutex
+	done bool
+	sums sums
+	err  error
+}
+
+// parseSums reads a manifest in sha256sum's format ("HEX  NAME" or
+// "HEX *NAME"). A line that is not one is an error, not skipped: a damaged
+// manifest must not quietly stop checking the tables it lists.
+func parseSums(data []byte) (sums, error) {
+	out := sums{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if text == "" {
+			continue
+		}
+		sum, name, ok := strings.Cut(text, " ")
+		name = strings.TrimPrefix(strings.TrimPrefix(name, " "), "*")
+		var h [sha256.Size]byte
+		if n, err := hex.Decode(h[:], []byte(sum)); !ok || err != nil || n != sha256.Size || name == "" {
+			return nil, fmt.Errorf("%w: %s line %d is not \"SHA256  NAME\": %q", ErrCorrupt, SumsFile, line, text)
+		}
+		if prev, dup := out[name]; dup && prev != h {
+			return nil, fmt.Errorf("%w: %s lists %s twice with different sums", ErrCorrupt, SumsFile, name)
+		}
+		out[name] = h
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, SumsFile, err)
+	}
+	return out, nil
+}
+
+// sumsOf returns source i's manifest, reading it on first use; a source
+// without one has none (nil, nil).
+func (tb *Tablebase) sumsOf(ctx context.Context, i int) (sums, error) {
+	s := &tb.sums[i]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return s.sums, s.err
+	}
+	obj, err := tb.sources[i].Open(ctx, SumsFile)
+	if errors.Is(err, source.ErrNotFound) {
+		s.done = true
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("geister: open %s: %w", SumsFile, err)
+	}
+	defer obj.Close()
+	size := obj.Size()
+	if size < 0 || size > maxSumsBytes {
+		s.done, s.err = true, fmt.Errorf("%w: %s has %d bytes, more than a manifest can", ErrCorrupt, SumsFile, size)
+		return nil, s.err
+	}
+	data := make([]byte, size)
+	if err := readFull(ctx, obj, data, 0); err != nil {
+		return nil, fmt.Errorf("geister: read %s: %w", SumsFile, err)
+	}
+	s.sums, s.err = parseSums(data)
+	s.done = true
+	return s.sums, s.err
+}
+
+// verify checks a freshly opened table against its source's manifest. A
+// table the manifest does not list is left unchecked. A .bin must match
+// its own sum. A .zst matches its own sum, or else (a recompressed file)
+// must decompress to its raw file's sum; with neither listed it is
+// unchecked. A mismatch is ErrCorrupt naming the file.
+func (tb *Tablebase) verify(ctx context.Context, i int, obj source.Object, name string, r tableReader) error {
+	sums, err := tb.sumsOf(ctx, i)
+	if err != nil || sums == nil {
+		return err
+	}
+	own, hasOwn := sums[name]
+	if hasOwn {
+		got, err := hashObject(ctx, obj, name)
+		if err != nil || got == own {
+			return err
+		}
+	}
+	zt, compressed := r.(*zstdTable)
+	raw, hasRaw := sums[strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".zstd")]
+	if compressed && hasRaw {
+		got, err := hashFrames(ctx, zt)
+		if err != nil || got == raw {
+			return err
+		}
+		return fmt.Errorf("%w: %s decompresses to bytes whose sha256 is not the one %s gives its raw file", ErrCorrupt, name, SumsFile)
+	}
+	if hasOwn {
+		return fmt.Errorf("%w: %s: sha256 differs from %s", ErrCorrupt, name, SumsFile)
+	}
+	return nil
+}
+
+// hashObject returns the sha256 of obj's bytes, read in order.
+func hashObject(ctx context.Context, obj source.Object, name string) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	size := obj.Size()
+	for off := int64(0); off < size; {
+		p := buf[:min(int64(len(buf)), size-off)]
+		n, err := obj.ReadAt(ctx, p, off, source.HintData)
+		if n != len(p) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return [sha256.Size]byte{}, fmt.Errorf("geister: read %s at %d for its checksum: %w", name, off, err)
+		}
+		h.Write(p)
+		off += int64(n)
+	}
+	return sum(h), nil
+}
+
+// hashFrames returns the sha256 of a seekable-zstd table's decompressed
+// bytes, decoding each frame once outside the frame cache (every frame's
+// own checks apply).
+func hashFrames(ctx context.Context, t *zstdTable) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	for f := range t.st.frames() {
+		data, err := t.load(ctx, f)
+		if err != nil {
+			return [sha256.Size]byte{}, err
+		}
+		h.Write(data)
+	}
+	return sum(h), nil
+}
+
+func sum(h hash.Hash) [sha256.Size]byte {
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
