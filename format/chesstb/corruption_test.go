@@ -10,11 +10,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
@@ -106,9 +108,14 @@ type answers struct {
 	dtc                    DTC
 }
 
-func askAll(ctx context.Context, tb *Tablebase, pos *chess.Position) answers {
+// askAll asks the full probe and, when each is set, every metric's own
+// entry point too.
+func askAll(ctx context.Context, tb *Tablebase, pos *chess.Position, each bool) answers {
 	var a answers
 	a.res, a.resErr = tb.Probe(ctx, pos)
+	if !each {
+		return a
+	}
 	a.wdl, a.wdlErr = tb.WDL(ctx, pos)
 	a.dtz, a.dtzErr = tb.DTZ(ctx, pos)
 	a.dtm, a.dtmErr = tb.DTM(ctx, pos)
@@ -214,11 +221,14 @@ func (a *answers) firstErr() error {
 
 // sweepPositions is what the sweep probes for mat: the material's oracle
 // rows (every clock) and random legal positions.
-func sweepPositions(t *testing.T, rows []oracleRow, mat string, random int, seed uint64) ([]chess.Position, map[int]oracleRow) {
+func sweepPositions(t *testing.T, rows []oracleRow, mat string, random int, seed uint64, stride int) ([]chess.Position, map[int]oracleRow) {
 	t.Helper()
 	var out []chess.Position
 	oracle := map[int]oracleRow{}
-	for _, r := range rows {
+	for i, r := range rows {
+		if i%stride != 0 {
+			continue
+		}
 		pos := r.position(t)
 		if n := canonicalNode(&pos); n.mat.name() != mat {
 			continue
@@ -238,11 +248,49 @@ type sweepConfig struct {
 	mustBeExact bool
 }
 
-// sweepConfigs are the ways the sweep opens damaged tables.
+// sweepConfigs are the ways the sweep opens damaged tables: as they ship,
+// and with integrity manifests written from the intact tables.
 func sweepConfigs(t *testing.T, base source.Source) []sweepConfig {
-	return []sweepConfig{
-		{name: "default", opts: func(string) Options { return Options{} }},
+	t.Helper()
+	if sweepManifests == nil {
+		sweepManifests = manifestSource(t, base, sweepMaterials)
 	}
+	withManifest := sweepConfig{name: "manifest", mustBeExact: true, opts: func(string) Options {
+		return Options{Manifests: sweepManifests}
+	}}
+	if raceEnabled {
+		// The race pass checks the guarantee; the measurement without
+		// manifests runs in the plain pass.
+		return []sweepConfig{withManifest}
+	}
+	return []sweepConfig{{name: "no manifest", opts: func(string) Options { return Options{} }}, withManifest}
+}
+
+var sweepManifests source.Source
+
+// manifestSource writes the manifest of every table of mats in base into
+// an in-memory source.
+func manifestSource(t *testing.T, base source.Source, mats []string) source.Source {
+	t.Helper()
+	tb, err := Open(Options{NoManifests: true}, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	files := fstest.MapFS{}
+	for _, mat := range mats {
+		for k := range numKinds {
+			b, err := tb.Manifest(context.Background(), k, mat)
+			if errors.Is(err, ErrNoTable) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[kindInfo[k].dir+"/"+mat+kindInfo[k].ext+ManifestSuffix] = &fstest.MapFile{Data: b}
+		}
+	}
+	return fssource.New(files, "manifests")
 }
 
 // TestCorruptionSweep damages copies of every table kind of several
@@ -259,9 +307,11 @@ func TestCorruptionSweep(t *testing.T) {
 	}
 	shipped := testenv.Shared(t, "chesstb", "shipped")
 	rows := readOracle(t, filepath.Join(testenv.Shared(t, "chesstb", "oracle"), "probe.tsv"), false)
-	flips, random := 8, 150
+	// Every position is probed in full; every eachEvery-th one through
+	// each metric's own entry point as well.
+	flips, random, eachEvery, stride := 8, 100, 4, 1
 	if raceEnabled {
-		flips, random = 2, 30
+		flips, random, stride = 2, 20, 6
 	}
 	base, err := mmap.New(shipped)
 	if err != nil {
@@ -279,6 +329,7 @@ func TestCorruptionSweep(t *testing.T) {
 	type tally struct {
 		trials, wrongTrials, wrong, caught int
 		by                                 map[string]int
+		took                               time.Duration
 	}
 	totals := map[string]*tally{}
 	for _, cfg := range sweepConfigs(t, base) {
@@ -286,10 +337,10 @@ func TestCorruptionSweep(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(26, 2026))
 	for mi, mat := range sweepMaterials {
-		positions, oracle := sweepPositions(t, rows, mat, random, uint64(100+mi))
+		positions, oracle := sweepPositions(t, rows, mat, random, uint64(100+mi), stride)
 		want := make([]answers, len(positions))
 		for i := range positions {
-			want[i] = askAll(ctx, intact, &positions[i])
+			want[i] = askAll(ctx, intact, &positions[i], i%eachEvery == 0)
 			if r, ok := oracle[i]; ok {
 				checkIntactAgainstOracle(t, r, &want[i].res, want[i].resErr)
 			}
@@ -298,6 +349,7 @@ func TestCorruptionSweep(t *testing.T) {
 			for _, cfg := range sweepConfigs(t, base) {
 				tl := totals[cfg.name]
 				tl.trials++
+				t0 := time.Now()
 				src := &damagedSource{Source: base, name: c.file, data: c.data}
 				tb, err := Open(cfg.opts(c.file), src)
 				if err != nil {
@@ -306,7 +358,7 @@ func TestCorruptionSweep(t *testing.T) {
 				wrong, caughtBy := 0, ""
 				var first string
 				for i := range positions {
-					got := askAll(ctx, tb, &positions[i])
+					got := askAll(ctx, tb, &positions[i], i%eachEvery == 0)
 					n, f := wrongValues(&got, &want[i])
 					if n > 0 && wrong == 0 {
 						first = fmt.Sprintf("%s: %s", positions[i].FEN(), f)
@@ -319,6 +371,7 @@ func TestCorruptionSweep(t *testing.T) {
 					}
 				}
 				tb.Close()
+				tl.took += time.Since(t0)
 				tl.wrong += wrong
 				if wrong > 0 {
 					tl.wrongTrials++
@@ -338,8 +391,8 @@ func TestCorruptionSweep(t *testing.T) {
 			by = append(by, fmt.Sprintf("%s %d", k, v))
 		}
 		sort.Strings(by)
-		t.Logf("%s: %d corruptions, %d gave wrong values (%d values); %d reported by an error (first error per trial: %s)",
-			cfg.name, tl.trials, tl.wrongTrials, tl.wrong, tl.caught, strings.Join(by, ", "))
+		t.Logf("%s (%v): %d corruptions, %d gave wrong values (%d values); %d reported by an error (first error per trial: %s)",
+			cfg.name, tl.took.Round(time.Millisecond), tl.trials, tl.wrongTrials, tl.wrong, tl.caught, strings.Join(by, ", "))
 		if cfg.mustBeExact && tl.wrong > 0 {
 			t.Errorf("%s: %d wrong values from damaged tables", cfg.name, tl.wrong)
 		}

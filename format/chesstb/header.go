@@ -100,6 +100,9 @@ type header struct {
 	kind   Kind
 	colors int // 1: symmetric material, Black = White mirrored; 2: both stored
 	frames [2]frame
+	// raw is the header as read, through the block offsets: what an
+	// integrity manifest's header hash covers.
+	raw []byte
 }
 
 // headerReader reads a file's header through its source, fetching more
@@ -303,6 +306,7 @@ func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfi
 			return nil, r.err
 		}
 	}
+	h.raw = r.buf[:r.pos:r.pos]
 	// The generator pads the header and each frame's data to 64 bytes and
 	// ends the file with the 8-byte checksum, so the layout fixes the size.
 	off := (int64(r.pos) + 63) &^ 63
