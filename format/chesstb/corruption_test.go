@@ -412,3 +412,65 @@ func checkIntactAgainstOracle(t *testing.T, r oracleRow, res *Result, err error)
 		t.Fatalf("line %d %s: intact tables give wdl %d dtz %d dtm %d, oracle %s %s %s", r.line, r.fen, res.WDL, res.DTZ, res.DTM, r.wdl, r.dtz, r.dtm)
 	}
 }
+
+// TestMetricPrefersPack: DTM and DTZ read the packs first exactly as Probe
+// does, so a damaged standalone dtm/ or dtz/ file that Probe never reads
+// does not fail them. Arbiter: the oracle rows (from the reference prober
+// over the same tables).
+func TestMetricPrefersPack(t *testing.T) {
+	shipped := testenv.Shared(t, "chesstb", "shipped")
+	rows := readOracle(t, filepath.Join(testenv.Shared(t, "chesstb", "oracle"), "probe.tsv"), false)
+	base, err := mmap.New(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { base.Close() })
+	ctx := context.Background()
+	for _, tc := range []struct {
+		file, mat string
+		metric    Metric
+	}{
+		{"dtm/KQKR.lzdtm", "KQKR", MetricDTM}, // DTM from the DTM50 pack
+		{"dtm/KRKP.lzdtm", "KRKP", MetricDTM},
+		{"dtz/KRKP.lzdtz", "KRKP", MetricDTZ}, // DTZ from the DTC pack
+		{"dtz/KQKR.lzdtz", "KQKR", MetricDTZ}, // DTZ from the DTM50 pack's draw flip
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			intact, err := os.ReadFile(filepath.Join(shipped, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := append([]byte(nil), intact...)
+			bad[0] ^= 0xff // bad magic: the file cannot open
+			tb, err := Open(Options{}, &damagedSource{Source: base, name: tc.file, data: bad})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Close()
+			n := 0
+			for _, r := range rows {
+				pos := r.position(t)
+				if canonicalNode(&pos).mat.name() != tc.mat {
+					continue
+				}
+				_, dtz, dtzOK, dtm, dtmOK := r.expected(t)
+				want, ok := dtm, dtmOK
+				get := tb.DTM
+				if tc.metric == MetricDTZ {
+					want, ok, get = dtz, dtzOK, tb.DTZ
+				}
+				if !ok {
+					continue
+				}
+				got, err := get(ctx, &pos)
+				if err != nil || got != want {
+					t.Errorf("line %d %s: %s %d, %v; oracle %d", r.line, r.fen, tc.metric, got, err, want)
+				}
+				n++
+			}
+			if n == 0 {
+				t.Fatal("no oracle rows")
+			}
+		})
+	}
+}
