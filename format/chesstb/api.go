@@ -163,6 +163,9 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 	p := tb.getProber(ctx)
 	defer putProber(p)
 	r, err := p.probeNode(&n, pos.HalfmoveClock(), 0)
+	if err == nil {
+		err = r.checkRoot(&n)
+	}
 	if err != nil {
 		return res, err
 	}

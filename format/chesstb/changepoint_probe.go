@@ -91,6 +91,11 @@ func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullRes
 					r.dtcW, r.dtcOrder, r.dtc = w, cell.order, cell.value
 				}
 				if cell.dtz != dtcDrawn {
+					// Both packs pin DTZ (the DTC pack's unbounded row, the
+					// DTM50 pack's draw flip): they must agree.
+					if r.hasDTZ && r.dtz != cell.dtz {
+						return r, invariantf("%s: the DTC pack gives DTZ %d, the DTM50 pack %d", n.mat.name(), cell.dtz, r.dtz)
+					}
 					r.hasDTZ, r.dtz = true, cell.dtz
 				}
 			case unknownErr(err):
@@ -362,6 +367,9 @@ func (tb *Tablebase) probeOnly(ctx context.Context, pos *chess.Position, m Metri
 		clock = noClock // neither depends on the clock
 	}
 	r, err := p.probeNodeOnly(&n, clock, 0, m)
+	if err == nil {
+		err = r.checkRoot(&n)
+	}
 	if err != nil {
 		return res, err
 	}
