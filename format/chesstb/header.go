@@ -196,6 +196,12 @@ func (r *headerReader) fail(err error) {
 // probe allocate without limit.
 const maxBlockBytes = 64 << 20
 
+// minBlock is the least block size (bytes, or positions for the packs) a
+// header may give: the generator writes 64 KiB WDL blocks and 1 Mi-cell
+// distance and pack blocks, and a tiny block size in a damaged header
+// would make the offset walk on open, and the offset table, huge.
+const minBlock = 4096
+
 // parseHeader reads the header of a kind-k file for the canonical material
 // cfg, through to the block offsets, and locates each frame's data.
 func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfig) (*header, error) {
@@ -354,6 +360,10 @@ func checkFlags(fl uint8, c int) error {
 // compressed length is one its decoded size can have (the packs' decoded
 // sizes within bounds too).
 func checkOffsets(f *frame, k Kind) error {
+	if f.dataSize == 0 {
+		// Every block empty: the generator writes such a frame singular.
+		return corruptf("a stored frame with no data")
+	}
 	if first := f.offsets.get(0); first != 0 {
 		return corruptf("block offsets start at %d, not 0", first)
 	}
@@ -439,7 +449,7 @@ func parseFrameHeader(r *headerReader, f *frame, k Kind, cfg *indexConfig) {
 			r.fail(err)
 			return
 		}
-		if f.blockPositions == 0 || f.blockPositions > maxBlockBytes {
+		if f.blockPositions < minBlock || f.blockPositions > maxBlockBytes {
 			r.fail(corruptf("block of %d positions", f.blockPositions))
 			return
 		}
@@ -478,7 +488,7 @@ func parseFrameHeader(r *headerReader, f *frame, k Kind, cfg *indexConfig) {
 // checkBlocks verifies that blockCnt blocks of blockSize bytes (the last one
 // tailSize bytes when that is not zero) cover exactly total bytes.
 func checkBlocks(r *headerReader, f *frame, total, blockSize uint64) {
-	if blockSize == 0 || blockSize > maxBlockBytes || f.tailSize > blockSize {
+	if blockSize < minBlock || blockSize > maxBlockBytes || f.tailSize > blockSize {
 		r.fail(corruptf("block size %d, tail %d", blockSize, f.tailSize))
 		return
 	}
