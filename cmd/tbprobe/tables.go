@@ -16,6 +16,7 @@ import (
 	"github.com/tbfs/tbfs/source/limit"
 	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
+	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/stack"
 	"github.com/tbfs/tbfs/testdata"
 )
@@ -31,6 +32,10 @@ type tableFlags struct {
 	pluginDir   string
 	maxRequests int
 	metadataTTL time.Duration
+	// manifests is a directory of block integrity manifests, "" for
+	// beside the tables; noManifests ignores them (verify --manifest).
+	manifests   string
+	noManifests bool
 }
 
 // register adds the shared flags to fs.
@@ -41,6 +46,7 @@ func (tf *tableFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "directory of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location answers which tables exist")
+	fs.StringVar(&tf.manifests, "manifests", "", "directory of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
 }
 
 // tableSet is an opened tablebase with the sources under it, kept so their
@@ -50,6 +56,8 @@ type tableSet struct {
 	stacks []*stack.Stack
 	names  []string // each source's URL, for listings
 	host   *host.Host
+	// closers are further sources to close after the tablebase.
+	closers []source.Source
 }
 
 // openTables opens every --tables location (or the built-in fixtures) as a
@@ -97,7 +105,16 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	for i, s := range ts.stacks {
 		srcs[i] = s
 	}
-	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: int64(tf.cacheSize)}, srcs...)
+	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests}
+	if tf.manifests != "" && !tf.noManifests {
+		m, err := mmap.New(tf.manifests)
+		if err != nil {
+			return nil, fmt.Errorf("manifests %s: %w", tf.manifests, err)
+		}
+		ts.closers = append(ts.closers, m)
+		topts.Manifests = m
+	}
+	tb, err := chesstb.Open(topts, srcs...)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +149,9 @@ func (ts *tableSet) Close() error {
 		errs = append(errs, ts.tb.Close())
 	}
 	for _, s := range ts.stacks {
+		errs = append(errs, s.Close())
+	}
+	for _, s := range ts.closers {
 		errs = append(errs, s.Close())
 	}
 	if ts.host != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tbfs/tbfs/format/chesstb"
@@ -21,14 +22,19 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe verify [--tables URL]... [MATERIAL...]\n\nDecodes every block of every table (or of the named materials' tables),\nchecks each decoded cell against its header and each file's XXH64\nchecksum, and names every corrupt block. Where a folder ships the\ngenerator's info/dtz/MATERIAL.info files, each WDL table is recounted\nand its per-colour win/draw/lose/illegal totals compared with them. A progress bar is drawn on a\nterminal; otherwise one line per table. Exit status 1 on any corruption.\n\n")
+		fmt.Fprint(stderr, "usage: tbprobe verify [--tables URL]... [MATERIAL...]\n\nDecodes every block of every table (or of the named materials' tables),\nchecks each decoded cell against its header and each file's XXH64\nchecksum, and names every corrupt block. Where a folder ships the\ngenerator's info/dtz/MATERIAL.info files, each WDL table is recounted\nand its per-colour win/draw/lose/illegal totals compared with them. A progress bar is drawn on a\nterminal; otherwise one line per table. Exit status 1 on any corruption.\n\nWith --manifest, each table that verifies gets a block integrity manifest\n(KIND/MATERIAL.EXT"+chesstb.ManifestSuffix+", beside it or in --manifest-dir); a probe\nthen checks every block it reads against it, so a damaged block is an\nerror, never a value. Probes find manifests beside the tables or in --manifests.\n\n")
 		fs.PrintDefaults()
 	}
 	var tf tableFlags
 	tf.register(fs)
+	writeManifests := fs.Bool("manifest", false, "write a block integrity manifest (one hash per block) for every table that verifies, beside it (local tables) or in --manifest-dir; probes check blocks against it as they read them")
+	manifestDir := fs.String("manifest-dir", "", "with --manifest: write the manifests into this directory (as kind/MATERIAL.ext"+chesstb.ManifestSuffix+") instead of beside the tables")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	// A manifest is written from the table alone, so a stale one must
+	// not stand in the way.
+	tf.noManifests = *writeManifests
 	want := map[string]bool{}
 	for _, m := range fs.Args() {
 		want[strings.Replace(strings.ToUpper(m), "V", "", 1)] = true
@@ -89,6 +95,15 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		if len(blocks) == 0 && !bar.tty {
 			fmt.Fprintf(stdout, "ok      %s\n", e.name)
+		}
+		if *writeManifests && len(blocks) == 0 {
+			path, err := writeManifest(ctx, ts, e, *manifestDir)
+			if err != nil {
+				fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", e.name, err, e.src)
+				failed++
+				continue
+			}
+			fmt.Fprintf(stdout, "wrote   %s\n", path)
 		}
 		if e.kind == chesstb.KindWDL && len(blocks) == 0 {
 			r := recountInfo(ctx, ts, e, stdout)
@@ -226,4 +241,47 @@ func (p *progress) clear() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 	p.last = -1
+}
+
+// writeManifest writes the integrity manifest of table e into dir, or
+// beside the table when dir is empty (which needs the table in a local
+// folder), and returns the path written.
+func writeManifest(ctx context.Context, ts *tableSet, e tableEntry, dir string) (string, error) {
+	if dir == "" {
+		local, ok := localDir(e.src)
+		if !ok {
+			return "", fmt.Errorf("%s is not a local folder: give --manifest-dir", e.src)
+		}
+		dir = local
+	}
+	b, err := ts.tb.Manifest(ctx, e.kind, e.material)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, filepath.FromSlash(e.name+chesstb.ManifestSuffix))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	// Written aside and renamed, so a reader never sees half a manifest.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return path, nil
+}
+
+// localDir returns the folder a --tables location names when it is a
+// local one (a plain path or a file:// URL).
+func localDir(loc string) (string, bool) {
+	if rest, ok := strings.CutPrefix(loc, "file://"); ok {
+		return rest, true
+	}
+	if strings.Contains(loc, "://") || strings.HasPrefix(loc, "embedded:") {
+		return "", false
+	}
+	return loc, true
 }

@@ -2,7 +2,6 @@ package chesstb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tbfs/tbfs/chess"
@@ -165,6 +164,9 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 	p := tb.getProber(ctx)
 	defer putProber(p)
 	r, err := p.probeNode(&n, pos.HalfmoveClock(), 0)
+	if err == nil {
+		err = r.checkRoot(&n)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -207,67 +209,20 @@ func (tb *Tablebase) DTM(ctx context.Context, pos *chess.Position) (int, error) 
 	return tb.metric(ctx, pos, MetricDTM)
 }
 
+// metric answers one distance the way Probe does, reading the same tables
+// in the same order (the DTM50 pack before dtm/ for DTM; the DTC pack, then
+// the DTM50 pack's draw flip, then dtz/ for DTZ), so a metric's own entry
+// point never answers from a table Probe would not trust first.
 func (tb *Tablebase) metric(ctx context.Context, pos *chess.Position, m Metric) (int, error) {
-	leave, err := tb.enter()
+	res, err := tb.probeOnly(ctx, pos, m)
 	if err != nil {
 		return 0, err
 	}
-	n, _, done, err := tb.root(ctx, pos)
-	if err != nil || done {
-		leave()
-		return 0, err // a settled board has every distance 0
+	switch {
+	case m == MetricDTZ && res.HasDTZ:
+		return res.DTZ, nil
+	case m == MetricDTM && res.HasDTM:
+		return res.DTM, nil
 	}
-	tb.openAhead(ctx, &n, everyKind)
-	k, mask := KindDTZ, wantDTZ
-	if m == MetricDTM {
-		k, mask = KindDTM, wantDTM
-	}
-	// The material's own dtz/ or dtm/ table answers alone; without one the
-	// packs (DTC for DTZ, DTM50 for DTM) answer through the full probe.
-	if _, err := tb.table(ctx, k, n.mat); err != nil {
-		leave()
-		if !errors.Is(err, ErrNoTable) {
-			return 0, err
-		}
-		return tb.metricFromProbe(ctx, pos, m)
-	}
-	defer leave()
-	p := tb.getProber(ctx)
-	defer putProber(p)
-	r, err := p.probeImpl(&n, mask, 0)
-	if err != nil {
-		return 0, err
-	}
-	if m == MetricDTM {
-		if r.hasDTM {
-			return signed(r.dtm, r.dtmW), nil
-		}
-		return 0, r.dtmErr
-	}
-	if r.hasDTZ {
-		return signed(r.dtz, r.dtzW), nil
-	}
-	return 0, r.dtzErr
-}
-
-// metricFromProbe answers one distance from the full probe.
-func (tb *Tablebase) metricFromProbe(ctx context.Context, pos *chess.Position, m Metric) (int, error) {
-	res, err := tb.Probe(ctx, pos)
-	if err != nil {
-		return 0, err
-	}
-	switch m {
-	case MetricDTZ:
-		if res.HasDTZ {
-			return res.DTZ, nil
-		}
-	case MetricDTM:
-		if res.HasDTM {
-			return res.DTM, nil
-		}
-	}
-	if err := res.Unavailable[m]; err != nil {
-		return 0, err
-	}
-	return 0, errors.New("chesstb: " + m.String() + " unavailable")
+	return 0, metricMissing(&res, m)
 }

@@ -22,6 +22,8 @@ type tableFile struct {
 	cfg   *indexConfig
 	hdr   *header
 	cache *blockCache
+	// sums is the table's integrity manifest, nil when it has none.
+	sums *manifest
 }
 
 var nextFileID atomic.Uint64
@@ -31,8 +33,18 @@ func (t *tableFile) fileErr(block int64, err error) error {
 	return &FileError{File: t.name, Block: block, Err: err}
 }
 
-// readCompressed fetches the compressed bytes of block b of frame c.
+// readCompressed fetches the compressed bytes of block b of frame c and,
+// when the table has an integrity manifest, checks them against it.
 func (t *tableFile) readCompressed(ctx context.Context, c int, b uint64) ([]byte, error) {
+	buf, err := t.readCompressedRaw(ctx, c, b)
+	if err == nil && t.sums != nil {
+		err = t.sums.checkBlock(c, b, buf)
+	}
+	return buf, err
+}
+
+// readCompressedRaw fetches the compressed bytes of block b of frame c.
+func (t *tableFile) readCompressedRaw(ctx context.Context, c int, b uint64) ([]byte, error) {
 	f := &t.hdr.frames[c]
 	lo, hi := f.offsets.get(b), f.offsets.get(b+1)
 	if hi < lo || hi > f.dataSize {

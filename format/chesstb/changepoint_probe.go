@@ -47,9 +47,10 @@ func (p *prober) probeNode(n *node, rule50, depth int) (fullResult, error) {
 	return p.probeNodeOnly(n, rule50, depth, 0)
 }
 
-// probeNodeOnly is probeNode for a caller that wants one pack metric (only
-// is MetricDTM50 or MetricDTC; 0 asks for every metric): it skips the reads
-// that cannot change that metric, so the other fields may be missing.
+// probeNodeOnly is probeNode for a caller that wants one metric (only is
+// MetricDTM50, MetricDTC, MetricDTM or MetricDTZ; 0 asks for every metric):
+// it skips the reads that cannot change that metric, so the other fields
+// may be missing. DTM and DTZ are read at noClock.
 func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullResult, error) {
 	var r fullResult
 	w, err := p.wdlInternal(n, depth)
@@ -73,11 +74,11 @@ func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullRes
 		// answer nothing else changes; a DTM50 call stops after the DTM50
 		// pack, which no later read feeds.
 		if only != MetricDTC || !n.mat.hasPawns() {
-			if err := p.packedMates(n, w, rule50, depth, &r); err != nil {
+			if err := p.packedMates(n, w, rule50, depth, &r, only); err != nil {
 				return r, err
 			}
 		}
-		if only == MetricDTM50 {
+		if only == MetricDTM50 || only == MetricDTM {
 			return p.overlay(n, r, depth, only)
 		}
 		if n.mat.hasPawns() {
@@ -90,6 +91,11 @@ func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullRes
 					r.dtcW, r.dtcOrder, r.dtc = w, cell.order, cell.value
 				}
 				if cell.dtz != dtcDrawn {
+					// Both packs pin DTZ (the DTC pack's unbounded row, the
+					// DTM50 pack's draw flip): they must agree.
+					if r.hasDTZ && r.dtz != cell.dtz {
+						return r, invariantf("%s: the DTC pack gives DTZ %d, the DTM50 pack %d", n.mat.name(), cell.dtz, r.dtz)
+					}
 					r.hasDTZ, r.dtz = true, cell.dtz
 				}
 			case unknownErr(err):
@@ -132,13 +138,16 @@ func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullRes
 // packedMates fills DTM (and the DTZ a layer-0 read pins) and, under the
 // clock, DTM50: from the DTM50 pack when the material has one, else DTM from
 // dtm/.
-func (p *prober) packedMates(n *node, w wdlv, rule50, depth int, r *fullResult) error {
+func (p *prober) packedMates(n *node, w wdlv, rule50, depth int, r *fullResult, only Metric) error {
 	flat := rule50 == noClock
 	if _, err := p.table(KindDTM50, n.mat); err != nil {
 		if !errors.Is(err, ErrNoTable) {
 			return err
 		}
 		r.dtm50Err = err
+		if only == MetricDTZ {
+			return nil // dtm/ holds no DTZ
+		}
 		d, err := p.distance(KindDTM, n, w, depth)
 		switch {
 		case err == nil:
@@ -338,8 +347,9 @@ func (r *fullResult) fill(res *Result) {
 	}
 }
 
-// probeOnly is Probe for a caller that wants one pack metric (MetricDTM50 or
-// MetricDTC): the other metrics of the Result may be missing.
+// probeOnly is Probe for a caller that wants one metric (MetricDTM50,
+// MetricDTC, MetricDTM or MetricDTZ): the other metrics of the Result may
+// be missing.
 func (tb *Tablebase) probeOnly(ctx context.Context, pos *chess.Position, m Metric) (Result, error) {
 	leave, err := tb.enter()
 	if err != nil {
@@ -353,7 +363,14 @@ func (tb *Tablebase) probeOnly(ctx context.Context, pos *chess.Position, m Metri
 	tb.openAhead(ctx, &n, everyKind)
 	p := tb.getProber(ctx)
 	defer putProber(p)
-	r, err := p.probeNodeOnly(&n, pos.HalfmoveClock(), 0, m)
+	clock := pos.HalfmoveClock()
+	if m == MetricDTZ || m == MetricDTM {
+		clock = noClock // neither depends on the clock
+	}
+	r, err := p.probeNodeOnly(&n, clock, 0, m)
+	if err == nil {
+		err = r.checkRoot(&n)
+	}
 	if err != nil {
 		return res, err
 	}

@@ -73,18 +73,23 @@ func (p *prober) distance(k Kind, n *node, w wdlv, depth int) (uint16, error) {
 	}
 	if skip {
 		// A skipped block holds only draws and illegal cells, which the
-		// class has already ruled out; the reference answers 0 here.
-		return 0, nil
+		// class has already ruled out (the reference answers 0 here): the
+		// two tables disagree.
+		return 0, t.fileErr(-1, invariantf("a class-%d cell in a block stored empty", w))
 	}
+	var v uint16
 	if k == KindDTM {
-		return dtmFromStored(s, w), nil
+		v = dtmFromStored(s, w)
+	} else {
+		eb := f.entryBytes
+		if f.singular {
+			eb = 1
+		}
+		if v, err = dtzFromStored(s, w, eb); err != nil {
+			return 0, t.fileErr(-1, err)
+		}
 	}
-	eb := f.entryBytes
-	if f.singular {
-		eb = 1
-	}
-	v, err := dtzFromStored(s, w, eb)
-	if err != nil {
+	if err := checkDistanceCell(k, s, v, w, n); err != nil {
 		return 0, t.fileErr(-1, err)
 	}
 	return v, nil

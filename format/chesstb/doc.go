@@ -54,6 +54,14 @@
 // by tableFile.fileErr so they name file and block, and wrap ErrCorrupt for
 // bad data.
 //
+// How damage is kept from becoming a value: parseHeader validates every
+// frame header completely (flags, value maps, block counts, offsets, the
+// file size the layout implies); every answer is checked against the
+// invariants of the reference's table checker (invariants.go); and where a
+// table has an integrity manifest (manifest.go, one hash per compressed
+// block, written by "tbprobe verify --manifest"), its header is checked on
+// open and every block as it is read, before it is decoded.
+//
 // Errors: ErrNoTable for a missing table, ErrCorrupt for malformed data,
 // ErrUnsupported for forms not decoded, ErrUnresolved when a rebuild lacks a
 // child's value, ErrBadPosition for positions outside the tables' domain;

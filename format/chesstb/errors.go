@@ -52,3 +52,13 @@ func (e *FileError) Unwrap() error { return e.Err }
 func corruptf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
+
+var (
+	// errInvariant marks an answer that breaks one of the format's
+	// invariants (a win at distance 0, an even mate distance for a win,
+	// packs that disagree): the tables behind it are damaged.
+	errInvariant = errors.New("answer breaks a table invariant")
+	// errBlockHash marks a block whose bytes differ from the integrity
+	// manifest's hash of them.
+	errBlockHash = errors.New("block differs from the integrity manifest")
+)

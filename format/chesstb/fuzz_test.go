@@ -3,6 +3,7 @@ package chesstb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,8 +48,13 @@ func fixtureSeeds(t testing.TB) []struct {
 	for _, s := range []struct {
 		kind Kind
 		mat  string
-	}{{KindWDL, "KQKR"}, {KindWDL, "KRKR"}, {KindWDL, "KQK"}, {KindDTZ, "KQK"}, {KindDTZ, "KPK"}, {KindDTM, "KRKR"}} {
-		b, err := os.ReadFile(filepath.Join(dir, kindInfo[s.kind].dir, s.mat+kindInfo[s.kind].ext))
+	}{{KindWDL, "KQKR"}, {KindWDL, "KRKR"}, {KindWDL, "KQK"}, {KindDTZ, "KQK"}, {KindDTZ, "KPK"}, {KindDTM, "KRKR"},
+		{KindDTM50, "KQK"}, {KindDTC, "KPK"}, {KindDTM50, "KPK"}} {
+		path := filepath.Join(dir, kindInfo[s.kind].dir, s.mat+kindInfo[s.kind].ext)
+		if s.kind.layered() {
+			path = filepath.Join(dir, "packs", s.mat+kindInfo[s.kind].ext) // a flat folder
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,6 +69,33 @@ func fixtureSeeds(t testing.TB) []struct {
 
 var fuzzMaterials = []string{"KQK", "KPK", "KQKR", "KRKR", "KBNK", "KRKP", "KQQKQ"}
 
+// checkParsedLayout asserts what parseHeader promises of a header it
+// accepts: every frame's data inside the file, block offsets from 0 to the
+// data size and never decreasing, so no block read can leave its frame.
+func checkParsedLayout(t *testing.T, h *header, size int64) {
+	t.Helper()
+	for c := range 2 {
+		f := &h.frames[c]
+		if !f.stored() {
+			continue
+		}
+		if f.dataOff < 0 || f.dataOff+int64(f.dataSize) > size-8 {
+			t.Fatalf("frame %d: data %d+%d outside the %d-byte file", c, f.dataOff, f.dataSize, size)
+		}
+		prev := f.offsets.get(0)
+		if prev != 0 {
+			t.Fatalf("frame %d: offsets start at %d", c, prev)
+		}
+		for b := uint64(1); b <= f.blockCnt; b++ {
+			next := f.offsets.get(b)
+			if next < prev || next > f.dataSize {
+				t.Fatalf("frame %d block %d: offsets %d..%d in %d data bytes", c, b-1, prev, next, f.dataSize)
+			}
+			prev = next
+		}
+	}
+}
+
 // FuzzParseHeader feeds damaged and random files to the header parser, then
 // reads a few cells through the decoders: nothing may panic, and every
 // failure must be a FileError-wrapped ErrCorrupt or a plain parse error.
@@ -75,9 +108,10 @@ func FuzzParseHeader(f *testing.F) {
 			}
 		}
 		// Big files are cut to their header and first data, to keep the
-		// corpus small; the parser must cope with the rest missing.
+		// corpus small; the parser must cope with the rest missing. Small
+		// ones stay whole, so their headers parse and the readers run.
 		data := s.data
-		if len(data) > 4096 {
+		if len(data) > 16<<10 {
 			data = data[:4096]
 		}
 		f.Add(uint8(s.kind), uint8(matIdx), data)
@@ -100,8 +134,12 @@ func FuzzParseHeader(f *testing.F) {
 		ctx := context.Background()
 		h, err := parseHeader(ctx, obj, k, cfg)
 		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("parse error %v does not match ErrCorrupt", err)
+			}
 			return
 		}
+		checkParsedLayout(t, h, obj.Size())
 		tf := &tableFile{id: 1, kind: k, name: "fuzz", obj: obj, cfg: cfg, hdr: h, cache: newBlockCache(8 << 20)}
 		for c := range 2 {
 			fr := &h.frames[c]

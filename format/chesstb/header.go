@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/bits"
 
@@ -99,6 +100,9 @@ type header struct {
 	kind   Kind
 	colors int // 1: symmetric material, Black = White mirrored; 2: both stored
 	frames [2]frame
+	// raw is the header as read, through the block offsets: what an
+	// integrity manifest's header hash covers.
+	raw []byte
 }
 
 // A header is read in steps that double what is held, from
@@ -208,6 +212,12 @@ func (r *headerReader) fail(err error) {
 // probe allocate without limit.
 const maxBlockBytes = 64 << 20
 
+// minBlock is the least block size (bytes, or positions for the packs) a
+// header may give: the generator writes 64 KiB WDL blocks and 1 Mi-cell
+// distance and pack blocks, and a tiny block size in a damaged header
+// would make the offset walk on open, and the offset table, huge.
+const minBlock = 4096
+
 // parseHeader reads the header of a kind-k file for the canonical material
 // cfg, through to the block offsets, and locates each frame's data.
 func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfig) (*header, error) {
@@ -237,6 +247,11 @@ func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfi
 	for c := range h.colors {
 		f := &h.frames[c]
 		f.flags = r.u8()
+		if r.err == nil {
+			if err := checkFlags(f.flags, c); err != nil {
+				return nil, err
+			}
+		}
 		f.lossOnly = f.flags&flagLossOnly != 0
 		f.relaxed = f.flags&flagRelaxed != 0
 		switch {
@@ -258,6 +273,12 @@ func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfi
 			return nil, r.err
 		}
 	}
+	if h.colors == 1 && h.frames[0].dropped {
+		return nil, corruptf("white frame: the only stored frame of a symmetric material is dropped")
+	}
+	if h.frames[0].dropped && h.frames[1].dropped {
+		return nil, corruptf("both frames dropped")
+	}
 	if h.colors == 1 {
 		b := &h.frames[1]
 		*b = frame{flags: h.frames[0].flags, mirrored: true,
@@ -270,6 +291,9 @@ func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfi
 				continue
 			}
 			n := int(r.u16())
+			if n > maxDictBytes {
+				return nil, corruptf("%s frame: LZ4 dictionary of %d bytes, the generator writes at most %d", colorName(c), n, maxDictBytes)
+			}
 			if d := r.bytes(n); d != nil {
 				f.dict = append([]byte(nil), d...)
 			}
@@ -304,23 +328,97 @@ func parseHeader(ctx context.Context, obj source.Object, k Kind, cfg *indexConfi
 			return nil, r.err
 		}
 	}
-	off := int64(r.pos)
+	h.raw = r.buf[:r.pos:r.pos]
+	// The generator pads the header and each frame's data to 64 bytes and
+	// ends the file with the 8-byte checksum, so the layout fixes the size.
+	off := (int64(r.pos) + 63) &^ 63
 	for c := range h.colors {
 		f := &h.frames[c]
 		if !f.stored() {
 			continue
 		}
-		off = (off + 63) &^ 63
 		f.dataOff = off
 		if f.dataSize > uint64(size) || off+int64(f.dataSize) > size-8 {
-			return nil, corruptf("data of %d bytes at %d runs past the end", f.dataSize, off)
+			return nil, corruptf("%s frame: data of %d bytes at %d runs past the end", colorName(c), f.dataSize, off)
 		}
-		off += int64(f.dataSize)
-		if last := f.offsets.get(f.blockCnt); last > f.dataSize {
-			return nil, corruptf("block offsets end at %d, past the %d data bytes", last, f.dataSize)
+		off = (off + int64(f.dataSize) + 63) &^ 63
+		if err := checkOffsets(f, k); err != nil {
+			return nil, fmt.Errorf("%s frame: %w", colorName(c), err)
 		}
 	}
+	if off+8 != size {
+		return nil, corruptf("the header and data end at byte %d, so the file should have %d bytes, not %d", off, off+8, size)
+	}
 	return h, nil
+}
+
+// maxDictBytes is the largest LZ4 dictionary the generator builds.
+const maxDictBytes = 32 << 10
+
+func colorName(c int) string { return [2]string{"white", "black"}[c] }
+
+// checkFlags accepts a frame flag byte only in the forms the generator and
+// its post-processors write: no unknown bits, singular and dropped
+// exclusive.
+func checkFlags(fl uint8, c int) error {
+	const known = flagSingular | flagDropped | flagLossOnly | flagRelaxed
+	switch {
+	case fl&^known != 0:
+		return corruptf("%s frame: flag byte %#02x has unknown bits", colorName(c), fl)
+	case fl&flagSingular != 0 && fl&flagDropped != 0:
+		return corruptf("%s frame: flag byte %#02x is both singular and dropped", colorName(c), fl)
+	}
+	return nil
+}
+
+// checkOffsets walks a stored frame's block offsets once: they start at 0,
+// never decrease, end exactly at the data size, and each block's
+// compressed length is one its decoded size can have (the packs' decoded
+// sizes within bounds too).
+func checkOffsets(f *frame, k Kind) error {
+	if f.dataSize == 0 {
+		// Every block empty: the generator writes such a frame singular.
+		return corruptf("a stored frame with no data")
+	}
+	if first := f.offsets.get(0); first != 0 {
+		return corruptf("block offsets start at %d, not 0", first)
+	}
+	if last := f.offsets.get(f.blockCnt); last != f.dataSize {
+		return corruptf("block offsets end at %d, not at the %d data bytes", last, f.dataSize)
+	}
+	minComp := uint64(lzmaPropsSize + 1)
+	if k == KindWDL {
+		minComp = 1
+	}
+	prev := uint64(0)
+	for b := range f.blockCnt {
+		next := f.offsets.get(b + 1)
+		if next < prev {
+			return corruptf("block %d: offsets decrease from %d to %d", b, prev, next)
+		}
+		comp := next - prev
+		prev = next
+		var decoded uint64
+		if k.layered() {
+			decoded = f.usizes.get(b)
+			if comp == 0 {
+				continue
+			}
+			if decoded < 24 || decoded > maxBlockBytes {
+				return corruptf("block %d: decoded size %d", b, decoded)
+			}
+		} else {
+			if comp == 0 {
+				continue
+			}
+			decoded = f.blockBytes(b)
+		}
+		// Neither coder expands its input by more than a small fraction.
+		if comp < minComp || comp > decoded+decoded/2+1024 {
+			return corruptf("block %d: %d compressed bytes for %d decoded", b, comp, decoded)
+		}
+	}
+	return nil
 }
 
 // parseFrameHeader reads the per-colour header of a stored frame.
@@ -363,12 +461,19 @@ func parseFrameHeader(r *headerReader, f *frame, k Kind, cfg *indexConfig) {
 			r.fail(corruptf("entry width %d", f.entryBytes))
 			return
 		}
-		if f.blockPositions == 0 || f.blockPositions > maxBlockBytes {
+		if err := checkRanks(f.ranks, f.entryBytes, k); err != nil {
+			r.fail(err)
+			return
+		}
+		if f.blockPositions < minBlock || f.blockPositions > maxBlockBytes {
 			r.fail(corruptf("block of %d positions", f.blockPositions))
 			return
 		}
 		if want := (cfg.positions + f.blockPositions - 1) / f.blockPositions; f.blockCnt != want {
 			r.fail(corruptf("%d blocks where %d positions need %d", f.blockCnt, cfg.positions, want))
+		}
+		if want := cfg.positions % f.blockPositions; f.tailPositions != want {
+			r.fail(corruptf("last block of %d positions where %d positions in blocks of %d leave %d", f.tailPositions, cfg.positions, f.blockPositions, want))
 		}
 	default:
 		f.entryBytes = int(r.u8())
@@ -388,6 +493,10 @@ func parseFrameHeader(r *headerReader, f *frame, k Kind, cfg *indexConfig) {
 			r.fail(corruptf("block size %d not a multiple of the entry width", f.blockSize))
 			return
 		}
+		if err := checkRanks(f.ranks, f.entryBytes, k); err != nil {
+			r.fail(err)
+			return
+		}
 		checkBlocks(r, f, cfg.positions*uint64(f.entryBytes), f.blockSize)
 	}
 }
@@ -395,7 +504,7 @@ func parseFrameHeader(r *headerReader, f *frame, k Kind, cfg *indexConfig) {
 // checkBlocks verifies that blockCnt blocks of blockSize bytes (the last one
 // tailSize bytes when that is not zero) cover exactly total bytes.
 func checkBlocks(r *headerReader, f *frame, total, blockSize uint64) {
-	if blockSize == 0 || blockSize > maxBlockBytes || f.tailSize > blockSize {
+	if blockSize < minBlock || blockSize > maxBlockBytes || f.tailSize > blockSize {
 		r.fail(corruptf("block size %d, tail %d", blockSize, f.tailSize))
 		return
 	}
@@ -404,6 +513,50 @@ func checkBlocks(r *headerReader, f *frame, total, blockSize uint64) {
 	if f.blockCnt != want || f.tailSize != tail {
 		r.fail(corruptf("%d blocks with a %d-byte tail do not cover %d bytes", f.blockCnt, f.tailSize, total))
 	}
+}
+
+// storedNone is the storage value the generator gives cells whose distance
+// does not matter (draws, illegal positions): it may take a rank in DTZ,
+// DTM and DTC tables, but no decisive cell may read it.
+const storedNone = 0x7FF
+
+// maxDTMStored is the largest stored (halved) mate distance: the generator
+// counts mates up to 2046 plies.
+const maxDTMStored = 2046 >> 1
+
+// checkRanks checks a frame's rank table (rank -> storage value) as the
+// generator builds it: at least two ranks (one or none makes the frame
+// singular), no value twice, no more ranks than the entry width can name,
+// and every value inside the metric's storage range.
+func checkRanks(ranks []uint16, entryBytes int, k Kind) error {
+	// A pack's layers may all use one value, with draws between them.
+	if least := 2 - btoi(k.layered()); len(ranks) < least {
+		return corruptf("%d-entry value map for a stored frame", len(ranks))
+	}
+	if entryBytes == 1 && len(ranks) > 256 {
+		return corruptf("%d-entry value map for 1-byte cells", len(ranks))
+	}
+	var seen [storedNone + 1]bool
+	for i, v := range ranks {
+		limit := uint16(storedNone)
+		switch k {
+		case KindDTM50:
+			limit = maxDTMStored // draws and illegal cells take no rank here
+		case KindDTM:
+			if v == storedNone {
+				break
+			}
+			limit = maxDTMStored
+		}
+		if v > limit {
+			return corruptf("value map entry %d is %d, past the %s range (%d)", i, v, k, limit)
+		}
+		if seen[v] {
+			return corruptf("value map holds %d twice (entry %d)", v, i)
+		}
+		seen[v] = true
+	}
+	return nil
 }
 
 func readRanks(r *headerReader) []uint16 {
@@ -463,4 +616,11 @@ func verifyChecksum(ctx context.Context, obj source.Object) error {
 		return corruptf("checksum %#016x, file says %#016x", d.Sum64(), want)
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -24,6 +24,16 @@ type Options struct {
 	// only the structure is validated: damaged compressed payload is caught
 	// when it fails to decode, not when it decodes to other values.
 	VerifyChecksums bool
+	// Manifests is where tables' integrity manifests (one hash per block,
+	// written by "tbprobe verify --manifest") are looked up, by the
+	// table's object name plus ManifestSuffix. Nil means beside each
+	// table, in the source that holds it. A table with a manifest has its
+	// header checked against it on open and every block as it is read.
+	Manifests source.Source
+	// RequireManifest refuses, as corrupt, a table that has no manifest.
+	RequireManifest bool
+	// NoManifests ignores manifests altogether (for writing new ones).
+	NoManifests bool
 }
 
 // Tablebase answers probes from the chesstb tables found in its sources. It
@@ -173,6 +183,9 @@ func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableF
 				return nil, &FileError{File: name, Block: -1, Err: err}
 			}
 			f, err := tb.load(ctx, obj, name, k, m)
+			if err == nil {
+				err = tb.attachManifest(ctx, src, f)
+			}
 			if err != nil {
 				obj.Close()
 				return nil, err
