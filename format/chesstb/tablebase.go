@@ -175,16 +175,21 @@ func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableF
 	names := [2]string{kindInfo[k].dir + "/" + base, base}
 	for _, src := range tb.srcs {
 		for _, name := range names {
+			mf := tb.fetchManifest(ctx, src, name)
 			obj, err := src.Open(ctx, name)
 			if errors.Is(err, source.ErrNotFound) {
+				mf.stop()
 				continue
 			}
 			if err != nil {
+				mf.stop()
 				return nil, &FileError{File: name, Block: -1, Err: err}
 			}
 			f, err := tb.load(ctx, obj, name, k, m)
 			if err == nil {
-				err = tb.attachManifest(ctx, src, f)
+				err = tb.attachManifest(f, mf)
+			} else {
+				mf.stop()
 			}
 			if err != nil {
 				obj.Close()
