@@ -3,12 +3,14 @@ package chesstb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
@@ -204,39 +206,31 @@ func TestRankMovesOracle(t *testing.T) {
 	}
 }
 
-// oracleRuleClass is a child row's class under the 50-move rule at the
+// oracleRuleClass is a child row's result under the 50-move rule at the
 // clock the move left, for the side to move in the child, read from the
-// reference's own clocked verdicts: the DTC column where printed, else
-// DTM50's, else the zeroing distance against the clock (the rule itself).
-// A win or loss the clock draws is CursedWin or BlessedLoss.
-func oracleRuleClass(t *testing.T, r oracleRow, childClock int) Category {
+// reference's clocked verdicts by chesstboracle (the one reading of the
+// rule every package's tests share).
+func oracleRuleClass(t *testing.T, r oracleRow) Category {
 	t.Helper()
-	e := r.expectAll(t)
-	flat := Category(e.wdl)
-	if flat == Draw {
-		return Draw
+	row := chesstboracle.Row{
+		Where: fmt.Sprintf("children.tsv:%d", r.line),
+		FEN:   r.fen, Move: r.move,
+		WDL: r.wdl, DTZ: r.dtz, DTC: r.dtc, DTM: r.dtm, DTM50: r.dtm50,
 	}
-	verdict := ""
-	switch {
-	case r.dtc != "":
-		verdict, _, _ = strings.Cut(r.dtc, "/")
-	case r.dtm50 != "":
-		verdict, _, _ = strings.Cut(r.dtm50, "/")
-	case e.dtzOK && (flat == Win || flat == Loss) && abs(e.dtz)+childClock <= 100:
-		verdict = "WIN"
-	default:
-		verdict = "DRAW"
+	name, err := row.RuleCategory()
+	if err != nil {
+		t.Fatal(err)
 	}
-	stands := verdict == "WIN" || verdict == "LOSE"
-	switch {
-	case flat > 0 && stands:
-		return Win
-	case flat > 0:
-		return CursedWin
-	case stands:
-		return Loss
+	c, ok := ruleCategoryByName[name]
+	if !ok {
+		t.Fatalf("%s: rule category %q", row.Where, name)
 	}
-	return BlessedLoss
+	return c
+}
+
+// ruleCategoryByName reads chesstboracle's (lichess's) category names.
+var ruleCategoryByName = map[string]Category{
+	"win": Win, "cursed-win": CursedWin, "draw": Draw, "blessed-loss": BlessedLoss, "loss": Loss,
 }
 
 // TestRankMovesKeepRuleTrueResult sweeps every parent of children.tsv: with
@@ -279,7 +273,7 @@ func TestRankMovesKeepRuleTrueResult(t *testing.T) {
 				t.Fatalf("%s %s: %v", fen, r.move, err)
 			}
 			child := pos.Play(m)
-			c := -oracleRuleClass(t, r, child.HalfmoveClock())
+			c := -oracleRuleClass(t, r)
 			if child.IsCheckmate() {
 				c = Win
 			}
