@@ -27,10 +27,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
-	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/fssource"
