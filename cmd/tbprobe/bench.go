@@ -20,6 +20,7 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/progress"
 	"github.com/tbfs/tbfs/source/metrics"
 )
 
@@ -143,6 +144,8 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 		return 1
 	}
 	defer ts.Close()
+	// A bar on a terminal only: each pass's result line says the rest.
+	bar := progress.New(stderr, progress.Options{Unit: "probes"})
 	code := 0
 	for _, name := range []string{"cold", "warm"} {
 		probe := func(ctx context.Context, pos *chess.Position) error {
@@ -155,7 +158,13 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 				return err
 			}
 		}
-		pass, firstErr := benchRun(ctx, ts, positions, o.parallel, probe)
+		step := bar.Start(name, int64(len(positions)))
+		pass, firstErr := benchRun(ctx, ts, positions, o.parallel, probe, step.Add)
+		if ctx.Err() != nil {
+			step.Stop()
+		} else {
+			step.Done()
+		}
 		pass.Name = name
 		if o.asJSON {
 			b, _ := json.Marshal(pass)
@@ -171,9 +180,10 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 	return code
 }
 
-// benchRun probes every position once with p workers and measures it.
+// benchRun probes every position once with p workers and measures it,
+// calling advance(1) after each probe.
 func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int,
-	probe func(context.Context, *chess.Position) error) (benchPass, error) {
+	probe func(context.Context, *chess.Position) error, advance func(int64)) (benchPass, error) {
 	before := ts.Stats()
 	cpu0 := processCPU()
 	lat := make([]time.Duration, len(positions))
@@ -196,6 +206,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 				err := probe(ctx, &positions[i])
 				lat[i] = time.Since(t0)
 				errs[i] = err
+				advance(1)
 			}
 		})
 	}
