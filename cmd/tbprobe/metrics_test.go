@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrapeMetrics fetches /metrics and parses it with the Prometheus text
+// parser (client_golang's own format, read by its reference parser); it
+// returns the families and the raw text.
+func scrapeMetrics(t *testing.T, base string) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/metrics: %d, %v", resp.StatusCode, err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v\n%s", err, b)
+	}
+	return fams, string(b)
+}
+
+// metricValue is the value of the series of family name with exactly the
+// given labels: a counter's or gauge's value, a histogram's count.
+func metricValue(fams map[string]*dto.MetricFamily, name string, labels map[string]string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+	for _, m := range f.GetMetric() {
+		if len(m.GetLabel()) != len(labels) {
+			continue
+		}
+		match := true
+		for _, l := range m.GetLabel() {
+			if labels[l.GetName()] != l.GetValue() {
+				match = false
+			}
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+// The exposition carries client_golang's Go runtime, process and build-info
+// series, and passes promtool check metrics (the Prometheus project's
+// linter) where promtool is installed; CI installs it.
+func TestMetricsExposition(t *testing.T) {
+	base := startServe(t)
+	getJSON(t, "GET", standardURL(base, "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"), "", "")
+	fams, text := scrapeMetrics(t, base)
+	for _, name := range []string{"go_goroutines", "go_memstats_alloc_bytes", "process_cpu_seconds_total", "process_resident_memory_bytes", "go_build_info"} {
+		if fams[name] == nil {
+			t.Errorf("no %s series", name)
+		}
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("promtool not installed under CI (.ci/run installs it)")
+		}
+		t.Log("promtool not installed; skipping promtool check metrics")
+		return
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(text)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// A position whose material has no table is an answer ("outside"), not a
+// transport failure: probing one many times leaves the transport error
+// count at 0 (issue 20: it rose by 2 per position and fired alerts).
+func TestMissingTableIsNoTransportError(t *testing.T) {
+	base := startServe(t)
+	for range 5 {
+		getJSON(t, "GET", standardURL(base, "8/8/8/3k4/8/8/8/KQQ5 w - - 0 1"), "", "")
+	}
+	fams, _ := scrapeMetrics(t, base)
+	if got, ok := metricValue(fams, "tbprobe_probes_total", map[string]string{"result": "outside"}); !ok || got != 5 {
+		t.Errorf("outside probes = %v (%v), want 5", got, ok)
+	}
+	if got, ok := metricValue(fams, "tbprobe_transport_errors_total", nil); !ok || got != 0 {
+		t.Errorf("tbprobe_transport_errors_total = %v (%v), want 0", got, ok)
+	}
+}
+
+// Each request gets one access log line on standard error with its method,
+// path, status and duration, and nothing of the query string or the
+// credentials a client put in the request.
+func TestServeAccessLog(t *testing.T) {
+	cmd := exec.Command(tbprobeBin, "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir = t.TempDir()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	base, _ := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err == nil {
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		req, _ := http.NewRequest("GET", base+"/standard?fen=8/8/8/5k2/8/8/1Q6/K7_w_-_-_0_1&token=s3cret", nil)
+		req.Header.Set("Authorization", "Bearer hunter2")
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+		if resp, err := client.Get(base + "/nope"); err == nil {
+			resp.Body.Close()
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if werr := cmd.Wait(); werr != nil || err != nil {
+		t.Fatalf("serve: %v, %v; stderr:\n%s", err, werr, stderr.String())
+	}
+	log := stderr.String()
+	for _, want := range []string{
+		"msg=request method=GET path=/standard status=200 duration=",
+		"msg=request method=GET path=/nope status=404 duration=",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("access log lacks %q:\n%s", want, log)
+		}
+	}
+	for _, secret := range []string{"s3cret", "hunter2", "token="} {
+		if strings.Contains(log, secret) {
+			t.Errorf("access log holds %q:\n%s", secret, log)
+		}
+	}
+}
