@@ -1,10 +1,10 @@
 package main
 
 import (
-	dto "github.com/prometheus/client_model/go"
 	"bufio"
 	"encoding/json"
 	"fmt"
+	dto "github.com/prometheus/client_model/go"
 	"io"
 	"net"
 	"net/http"

@@ -40,9 +40,9 @@ func TestCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj.ReadAt(ctx, make([]byte, 5), 0, source.HintHeader) // 5 bytes
-	obj.ReadAt(ctx, make([]byte, 10), 8, source.HintData)  // 5 bytes and io.EOF
-	obj.ReadAt(ctx, make([]byte, 1), 99, source.HintData)  // invalid: an error
+	obj.ReadAt(ctx, make([]byte, 5), 0, source.HintHeader)                       // 5 bytes
+	obj.ReadAt(ctx, make([]byte, 10), 8, source.HintData)                        // 5 bytes and io.EOF
+	obj.ReadAt(ctx, make([]byte, 1), 99, source.HintData)                        // invalid: an error
 	if _, err := src.Open(ctx, "missing"); !errors.Is(err, source.ErrNotFound) { // an answer, not an error
 		t.Fatalf("Open(missing) = %v, want source.ErrNotFound", err)
 	}
