@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/tbfs/tbfs/internal/testenv"
 )
 
 // scrapeMetrics fetches /metrics and parses it with the Prometheus text
@@ -83,7 +86,7 @@ func TestMetricsExposition(t *testing.T) {
 	}
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
-		if os.Getenv("CI") != "" {
+		if testenv.InCI() {
 			t.Fatal("promtool not installed under CI (.ci/run installs it)")
 		}
 		t.Log("promtool not installed; skipping promtool check metrics")
@@ -158,5 +161,54 @@ func TestServeAccessLog(t *testing.T) {
 		if strings.Contains(log, secret) {
 			t.Errorf("access log holds %q:\n%s", secret, log)
 		}
+	}
+}
+
+// Under systemd socket activation (LISTEN_PID, LISTEN_FDS and the socket
+// as file descriptor 3, as sd_listen_fds(3) specifies) serve answers on the
+// socket it was given, not on --listen, and still exits 0 on SIGTERM.
+func TestServeSocketActivation(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	f, err := l.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// sh's $$ is the pid the exec'd tbprobe keeps, which LISTEN_PID names.
+	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" serve --listen 127.0.0.1:1`, tbprobeBin)
+	cmd.Dir = t.TempDir()
+	cmd.ExtraFiles = []*os.File{f}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, rerr := bufio.NewReader(stdout).ReadString('\n')
+	var status int
+	if rerr == nil {
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		if resp, err := client.Get("http://" + l.Addr().String() + "/healthz"); err == nil {
+			status = resp.StatusCode
+			resp.Body.Close()
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	werr := cmd.Wait()
+	if rerr != nil || werr != nil {
+		t.Fatalf("serve: %v, %v; stderr:\n%s", rerr, werr, stderr.String())
+	}
+	if want := "listening on http://" + l.Addr().String() + "\n"; line != want || status != 200 {
+		t.Errorf("first line %q, healthz %d; want %q and 200\n%s", line, status, want, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "socket_activated=true") {
+		t.Errorf("log does not say the socket was passed:\n%s", stderr.String())
 	}
 }
