@@ -165,3 +165,25 @@ func TestGeisterCLIS3(t *testing.T) {
 		}
 	}
 }
+
+// TestGeisterEmbeddedOracle runs the built binary with no --tables from a
+// directory outside the repository: the fixture table built in answers
+// every committed oracle board with the reference's value (issue 20: it
+// said "no testdata/geister found above the working directory").
+func TestGeisterEmbeddedOracle(t *testing.T) {
+	boards, values := geisterOracle(t)
+	res := runBin(t, strings.Join(boards, "\n")+"\n", nil, "geister", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr %s", res.code, res.stderr)
+	}
+	dec := json.NewDecoder(strings.NewReader(res.stdout))
+	for i := range boards {
+		var ans geisterJSON
+		if err := dec.Decode(&ans); err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		if ans.Error != "" || ans.Value == nil || int(*ans.Value) != values[i] {
+			t.Errorf("%s: %+v, oracle value %d", boards[i], ans, values[i])
+		}
+	}
+}
