@@ -120,7 +120,7 @@ func newMountCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&cfg.geister, "geister", nil, "`URL` where Geister tables are (repeatable); adds geister/ to the mount")
+	fl.StringArrayVar(&cfg.geister, "geister", nil, "`URL` where Geister tables are, for geister/ (repeatable; default: the fixture table built in)")
 	fl.StringArrayVar(&cfg.tables, "tables", nil, "`URL` where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
 	fl.Var(&size, "cache-size", "`SIZE` of table data kept in memory, for decoded blocks and again for fetched remote blocks (e.g. 64MiB, 1.5G; binary units)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this `DIR`, across remounts")
@@ -147,11 +147,23 @@ func checkMount(cfg *mountConfig, args []string) error {
 	return nil
 }
 
+// runMount mounts, serves until stopped, and returns the exit status. The
+// mount logs, and its failure, go through one log/slog text logger (the
+// format tbprobe serve uses); only the "mounted on" line, which scripts
+// wait for, is plain output.
 func runMount(cfg mountConfig, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "tbfs: %v\n", err)
+	level := slog.LevelInfo
+	if cfg.debug {
+		level = slog.LevelDebug
+	}
+	logger := cli.NewLogger(stderr, level)
+	// Libraries that log through the standard log package (go-fuse's
+	// --debug traffic) write the same format.
+	slog.SetDefault(logger)
+	if err := serve(ctx, cfg, logger, stdout); err != nil {
+		logger.Error("tbfs mount failed", "err", err)
 		return 1
 	}
 	return 0
@@ -206,6 +218,19 @@ func embeddedTables() ([]*tableSource, error) {
 	return out, nil
 }
 
+// embeddedGeister opens the Geister fixture table built into the binary,
+// with the wrappers the embedded chess tables get.
+func embeddedGeister() ([]*tableSource, error) {
+	sub, err := testdata.GeisterRoot()
+	if err != nil {
+		return nil, fmt.Errorf("embedded Geister tables: %w", err)
+	}
+	raw := fssource.New(sub, testdata.GeisterName)
+	ts := &tableSource{url: testdata.GeisterName, raw: raw, counters: new(metrics.Counters)}
+	ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
+	return []*tableSource{ts}, nil
+}
+
 func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSource, error) {
 	u, err := source.ParseURL(rawURL)
 	if err != nil {
@@ -258,13 +283,7 @@ type transportStats struct {
 
 // serve mounts and answers until ctx ends (a signal) or the mount goes away
 // (tbfs unmount, fusermount -u), then unmounts and releases everything.
-func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error {
-	level := slog.LevelInfo
-	if cfg.debug {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-
+func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout io.Writer) error {
 	var sts []*tableSource
 	var err error
 	if len(cfg.tables) == 0 {
@@ -276,7 +295,12 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	defer closeAll(sts)
-	gsts, err := openTables(ctx, cfg.geister, cfg)
+	var gsts []*tableSource
+	if len(cfg.geister) == 0 {
+		gsts, err = embeddedGeister()
+	} else {
+		gsts, err = openTables(ctx, cfg.geister, cfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -291,26 +315,27 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	defer tb.Close()
 
-	var geisterProber fusefs.GeisterProber
-	if len(gsts) > 0 {
-		gsrcs := make([]source.Source, len(gsts))
-		for i, st := range gsts {
-			gsrcs[i] = st.top
-		}
-		gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsrcs...)
-		if err != nil {
-			return err
-		}
-		defer gtb.Close()
-		geisterProber = fusefs.GeisterCollector{Prober: gtb}
+	gsrcs := make([]source.Source, len(gsts))
+	for i, st := range gsts {
+		gsrcs[i] = st.top
 	}
+	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsrcs...)
+	if err != nil {
+		return err
+	}
+	defer gtb.Close()
 
-	all := append(append([]*tableSource{}, sts...), gsts...)
+	// .stats lists the locations asked for: the embedded Geister fixture,
+	// there when no --geister was given, moves no bytes over a transport.
+	all := append([]*tableSource{}, sts...)
+	if len(cfg.geister) > 0 {
+		all = append(all, gsts...)
+	}
 	tree := fusefs.New(fusefs.Config{
 		Prober:    fusefs.Collector{Prober: tb},
-		Geister:   geisterProber,
+		Geister:   fusefs.GeisterCollector{Prober: gtb},
 		Tables:    srcs,
-		TableURLs: tableURLs(sts, cfg.geister),
+		TableURLs: tableURLs(sts, gsts),
 		Counters: map[string]func() any{
 			"transport": func() any {
 				out := make([]transportStats, len(all))
@@ -339,6 +364,7 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	// The line tells scripts (and the tests) that the mount answers now.
 	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
+	logger.Info("mounted", "mountpoint", cfg.mountpoint, "tables", tableURLs(sts, gsts), "version", cli.Version())
 
 	done := make(chan struct{})
 	go func() {
@@ -407,13 +433,14 @@ func runUnmount(mnt string, stderr io.Writer) int {
 }
 
 // tableURLs names the chess table sources as the README shows them (the
-// embedded roots when no --tables was given), then the Geister URLs as given.
-func tableURLs(sts []*tableSource, geister []string) []string {
+// embedded roots when no --tables was given), then the Geister ones (the
+// embedded fixture when no --geister was given), credentials redacted.
+func tableURLs(sts, gsts []*tableSource) []string {
 	var out []string
-	for _, st := range sts {
+	for _, st := range append(append([]*tableSource{}, sts...), gsts...) {
 		out = append(out, st.url)
 	}
-	return append(out, geister...)
+	return out
 }
 
 // redact hides credentials in a table URL for .stats and logs.
