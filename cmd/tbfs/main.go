@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -210,10 +211,7 @@ func embeddedTables() ([]*tableSource, error) {
 			closeAll(out)
 			return nil, fmt.Errorf("embedded tables %s: %w", dir, err)
 		}
-		raw := fssource.New(sub, "embedded:testdata/"+dir)
-		ts := &tableSource{url: "embedded:testdata/" + dir, raw: raw, counters: new(metrics.Counters)}
-		ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
-		out = append(out, ts)
+		out = append(out, embeddedSource(sub, "embedded:testdata/"+dir))
 	}
 	return out, nil
 }
@@ -225,10 +223,17 @@ func embeddedGeister() ([]*tableSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded Geister tables: %w", err)
 	}
-	raw := fssource.New(sub, testdata.GeisterName)
-	ts := &tableSource{url: testdata.GeisterName, raw: raw, counters: new(metrics.Counters)}
+	return []*tableSource{embeddedSource(sub, testdata.GeisterName)}, nil
+}
+
+// embeddedSource serves fsys, tables built into the binary, with the
+// wrappers a local directory gets (metrics and retry, no cache: the bytes
+// are in memory already).
+func embeddedSource(fsys fs.FS, name string) *tableSource {
+	raw := fssource.New(fsys, name)
+	ts := &tableSource{url: name, raw: raw, counters: new(metrics.Counters)}
 	ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
-	return []*tableSource{ts}, nil
+	return ts
 }
 
 func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSource, error) {
@@ -263,6 +268,15 @@ func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSourc
 	ts.mem = cache.Wrap(ts.top, cache.Options{Budget: cfg.cacheSize, Counters: ts.counters})
 	ts.top = ts.mem
 	return ts, nil
+}
+
+// tops are the outermost sources of tss, the ones readers use.
+func tops(tss []*tableSource) []source.Source {
+	out := make([]source.Source, len(tss))
+	for i, ts := range tss {
+		out[i] = ts.top
+	}
+	return out
 }
 
 func closeAll(tss []*tableSource) error {
@@ -305,21 +319,14 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout io.
 		return err
 	}
 	defer closeAll(gsts)
-	srcs := make([]source.Source, len(sts))
-	for i, st := range sts {
-		srcs[i] = st.top
-	}
+	srcs := tops(sts)
 	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, srcs...)
 	if err != nil {
 		return err
 	}
 	defer tb.Close()
 
-	gsrcs := make([]source.Source, len(gsts))
-	for i, st := range gsts {
-		gsrcs[i] = st.top
-	}
-	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsrcs...)
+	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, tops(gsts)...)
 	if err != nil {
 		return err
 	}

@@ -121,19 +121,8 @@ func TestMissingTableIsNoTransportError(t *testing.T) {
 // credentials a client put in the request.
 func TestServeAccessLog(t *testing.T) {
 	cmd := exec.Command(tbprobeBin, "serve", "--listen", "127.0.0.1:0")
-	cmd.Dir = t.TempDir()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	base, _ := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if err == nil {
+	log := serveOnce(t, cmd, func(line string) {
+		base, _ := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 		req, _ := http.NewRequest("GET", base+"/standard?fen=8/8/8/5k2/8/8/1Q6/K7_w_-_-_0_1&token=s3cret", nil)
 		req.Header.Set("Authorization", "Bearer hunter2")
@@ -143,12 +132,7 @@ func TestServeAccessLog(t *testing.T) {
 		if resp, err := client.Get(base + "/nope"); err == nil {
 			resp.Body.Close()
 		}
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	if werr := cmd.Wait(); werr != nil || err != nil {
-		t.Fatalf("serve: %v, %v; stderr:\n%s", err, werr, stderr.String())
-	}
-	log := stderr.String()
+	})
 	for _, want := range []string{
 		"msg=request method=GET path=/standard status=200 duration=",
 		"msg=request method=GET path=/nope status=404 duration=",
@@ -180,8 +164,31 @@ func TestServeSocketActivation(t *testing.T) {
 	defer f.Close()
 	// sh's $$ is the pid the exec'd tbprobe keeps, which LISTEN_PID names.
 	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" serve --listen 127.0.0.1:1`, tbprobeBin)
-	cmd.Dir = t.TempDir()
 	cmd.ExtraFiles = []*os.File{f}
+	var line string
+	var status int
+	log := serveOnce(t, cmd, func(first string) {
+		line = first
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		if resp, err := client.Get("http://" + l.Addr().String() + "/healthz"); err == nil {
+			status = resp.StatusCode
+			resp.Body.Close()
+		}
+	})
+	if want := "listening on http://" + l.Addr().String() + "\n"; line != want || status != 200 {
+		t.Errorf("first line %q, healthz %d; want %q and 200\n%s", line, status, want, log)
+	}
+	if !strings.Contains(log, "socket_activated=true") {
+		t.Errorf("log does not say the socket was passed:\n%s", log)
+	}
+}
+
+// serveOnce starts a serve command, calls during with its first line of
+// output (the "listening on" line), stops it with SIGTERM and returns what
+// it logged. The process must exit 0.
+func serveOnce(t *testing.T, cmd *exec.Cmd, during func(line string)) string {
+	t.Helper()
+	cmd.Dir = t.TempDir()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -192,23 +199,13 @@ func TestServeSocketActivation(t *testing.T) {
 		t.Fatal(err)
 	}
 	line, rerr := bufio.NewReader(stdout).ReadString('\n')
-	var status int
 	if rerr == nil {
-		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-		if resp, err := client.Get("http://" + l.Addr().String() + "/healthz"); err == nil {
-			status = resp.StatusCode
-			resp.Body.Close()
-		}
+		during(line)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	werr := cmd.Wait()
 	if rerr != nil || werr != nil {
 		t.Fatalf("serve: %v, %v; stderr:\n%s", rerr, werr, stderr.String())
 	}
-	if want := "listening on http://" + l.Addr().String() + "\n"; line != want || status != 200 {
-		t.Errorf("first line %q, healthz %d; want %q and 200\n%s", line, status, want, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "socket_activated=true") {
-		t.Errorf("log does not say the socket was passed:\n%s", stderr.String())
-	}
+	return stderr.String()
 }

@@ -130,7 +130,15 @@ func (s *Step) Describe(label string) {
 // Done ends the step at 100%: the bar is filled and closed with a
 // newline; off a terminal, with Lines, one line says what was done and how
 // fast.
-func (s *Step) Done() {
+func (s *Step) Done() { s.end(true) }
+
+// Stop ends a step that did not finish (an error, an interruption) where
+// it stands: a bar stays as last drawn and the line is ended; off a
+// terminal nothing is written, as nothing was finished.
+func (s *Step) Stop() { s.end(false) }
+
+// end closes the step once, filled or as it stands.
+func (s *Step) end(finished bool) {
 	s.mu.Lock()
 	if s.over {
 		s.mu.Unlock()
@@ -145,38 +153,16 @@ func (s *Step) Done() {
 	if r.bar == s.bar {
 		r.bar = nil
 	}
-	if s.bar != nil {
+	switch {
+	case s.bar != nil && finished:
 		s.bar.Finish()
-		return
-	}
-	if r.opts.Quiet || !r.opts.Lines {
-		return
-	}
-	el := time.Since(s.start)
-	rate := float64(s.total) / max(el.Seconds(), 1e-9)
-	fmt.Fprintf(r.w, "%s: 100%% (%d %s) in %s, %s %s/s\n", label, s.total, r.opts.Unit, el.Round(time.Millisecond), formatRate(rate), r.opts.Unit)
-}
-
-// Stop ends a step that did not finish (an error, an interruption) where
-// it stands: a bar stays as last drawn and the line is ended; off a
-// terminal nothing is written, as nothing was finished.
-func (s *Step) Stop() {
-	s.mu.Lock()
-	if s.over {
-		s.mu.Unlock()
-		return
-	}
-	s.over = true
-	s.mu.Unlock()
-	r := s.r
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.bar == s.bar {
-		r.bar = nil
-	}
-	if s.bar != nil {
+	case s.bar != nil:
 		s.bar.Exit()
 		fmt.Fprintln(r.w)
+	case finished && r.opts.Lines && !r.opts.Quiet:
+		el := time.Since(s.start)
+		rate := float64(s.total) / max(el.Seconds(), 1e-9)
+		fmt.Fprintf(r.w, "%s: 100%% (%d %s) in %s, %s %s/s\n", label, s.total, r.opts.Unit, el.Round(time.Millisecond), formatRate(rate), r.opts.Unit)
 	}
 }
 
