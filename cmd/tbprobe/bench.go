@@ -262,7 +262,7 @@ func writePass(w io.Writer, p *benchPass) {
 		fmt.Fprintf(w, "  %.3f CPU seconds: %.0f probes per CPU second\n", p.CPUSeconds, p.ProbesPerCPU)
 	}
 	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe: %d opens, %d reads, %d lists), %s; decoded blocks held %s\n",
-		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, humanSize(p.Bytes), humanSize(p.BlockCacheUsed))
+		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, cli.FormatSize(p.Bytes), cli.FormatSize(p.BlockCacheUsed))
 }
 
 // processCPU is the CPU time the process has used (0 where the system does

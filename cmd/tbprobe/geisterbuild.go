@@ -103,7 +103,7 @@ func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string
 	for _, m := range plan {
 		entries += m.Entries()
 	}
-	fmt.Fprintf(stderr, "tbprobe geister build: %d materials, %d entries, about %s of memory\n", len(plan), entries, builder.FormatBytes(need))
+	fmt.Fprintf(stderr, "tbprobe geister build: %d materials, %d entries, about %s of memory\n", len(plan), entries, cli.FormatSize(need))
 
 	bar := &buildProgress{rep: progress.New(stderr, progress.Options{Unit: "entries", Lines: true, Quiet: o.quiet})}
 	opts.Progress = bar.update

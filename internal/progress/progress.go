@@ -83,7 +83,7 @@ func (r *Reporter) Start(label string, total int64) *Step {
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionFullWidth(),
+			progressbar.OptionSetWidth(30),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(r.w) }),
 		)
 	}
