@@ -78,3 +78,25 @@ func TestTerminal(t *testing.T) {
 		t.Errorf("quiet reporter wrote %q", buf.String())
 	}
 }
+
+// A step that stops short (an error, an interrupt) does not claim 100%:
+// on a terminal the bar stays where it stood; off one nothing is written.
+func TestStop(t *testing.T) {
+	var buf bytes.Buffer
+	r := newReporter(&buf, true, Options{Unit: "entries"})
+	s := r.Start("id001", 1000)
+	s.Set(400)
+	s.Stop()
+	s.Done() // a step ends once
+	if out := buf.String(); strings.Contains(out, "100%") || !strings.Contains(out, "40%") || !strings.HasSuffix(out, "\n") {
+		t.Errorf("stopped bar %q", out)
+	}
+	buf.Reset()
+	r = New(&buf, Options{Lines: true})
+	s = r.Start("x", 10)
+	s.Set(3)
+	s.Stop()
+	if buf.Len() != 0 {
+		t.Errorf("stopped step off a terminal wrote %q", buf.String())
+	}
+}
