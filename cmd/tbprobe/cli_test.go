@@ -136,3 +136,30 @@ func TestSingleDashLongFlags(t *testing.T) {
 		t.Errorf("--hmc -1: exit %d, %s", res.code, res.stderr)
 	}
 }
+
+// The systemd unit in docs/systemd starts a command line serve accepts:
+// its ExecStart names the serve command and flags that exist, with values
+// they parse.
+func TestSystemdUnitCommandLine(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "systemd", "tbprobe.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var argv []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			argv = strings.Fields(rest)[1:]
+		}
+	}
+	if len(argv) == 0 {
+		t.Fatal("no ExecStart in tbprobe.service")
+	}
+	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard)
+	cmd, rest, err := root.Find(argv)
+	if err != nil || cmd.Name() != "serve" {
+		t.Fatalf("ExecStart %q runs %v (%v), want serve", argv, cmd.Name(), err)
+	}
+	if err := cmd.ParseFlags(rest); err != nil || cmd.Flags().NArg() != 0 {
+		t.Errorf("serve does not accept %q: %v", rest, err)
+	}
+}
