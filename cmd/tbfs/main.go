@@ -7,7 +7,12 @@
 // what the tables say about the position, from any program, with the tables
 // left where they are (a directory, s3://bucket/prefix, http(s)://...). The
 // mount runs in the foreground and unmounts cleanly on SIGINT or SIGTERM.
-// README at the mount's root describes the tree.
+// README at the mount's root describes the tree. Without --geister, geister/
+// serves the Geister fixture table built into the binary.
+//
+// The commands are spf13/cobra commands (newMountCmd, newUnmountCmd; a new
+// one is an AddCommand in run), with --version, completion and man DIR from
+// internal/cli. tbfs mount -h lists every flag.
 package main
 
 import (
