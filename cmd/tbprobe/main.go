@@ -9,6 +9,7 @@
 //	serve    an HTTP API compatible with the lichess tablebase server
 //	mate     prove or refute a forced mate (retro.ProveMate)
 //	geister  probe Geister perfect-information tables
+//	battery  referee a UCI chess engine against arbiter-computed rows
 //
 // Tables come from --tables URLs (a directory, file://, s3://, http(s)://
 // or a plugin's scheme); without one, the fixture tables built into the
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runVerify(ctx, rest, stdout, stderr)
 		case "serve":
 			return runServe(ctx, rest, stdout, stderr)
+		case "battery":
+			return runBattery(ctx, rest, stdout, stderr)
 		}
 	}
 	return runProbe(ctx, args, stdin, stdout, stderr)
