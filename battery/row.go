@@ -101,7 +101,7 @@ type Row struct {
 }
 
 // Properties prints the row's properties as the row file writes them.
-func (r *Row) Properties() string {
+func (r Row) Properties() string {
 	s := make([]string, len(r.Props))
 	for i, p := range r.Props {
 		s[i] = p.String()
@@ -113,7 +113,7 @@ func (r *Row) Properties() string {
 const Header = "id\ttier\tgroup\tarbiter\tfen\tproperties\tsource"
 
 // Line prints the row as one line of a row file.
-func (r *Row) Line() string {
+func (r Row) Line() string {
 	return strings.Join([]string{r.ID, string(r.Tier), r.Group, r.Arbiter.String(), r.FEN, r.Properties(), r.Source}, "\t")
 }
 

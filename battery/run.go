@@ -30,7 +30,7 @@ type Config struct {
 }
 
 // DefaultNodes is the budget N the shipped quotas were calibrated at.
-const DefaultNodes = 20000
+const DefaultNodes = 40000
 
 // DefaultTimeout bounds one exchange with the engine.
 const DefaultTimeout = 10 * time.Second
