@@ -186,7 +186,7 @@ func TestMustHoldRows(t *testing.T) {
 	_, rows := shippedFile(t)
 	want := map[string]string{
 		"8/N5k1/3Q4/7p/3R4/8/2P2K1P/8 b - - 0 38": "mate -3", // mated in 3 whatever Black plays, not 4
-		"2k5/8/3R2K1/8/8/8/8/8 w - - 88 1":         "no-mate", // the 50-move rule draws it
+		"2k5/8/3R2K1/8/8/8/8/8 w - - 88 1":        "no-mate", // the 50-move rule draws it
 	}
 	for _, r := range rows {
 		if p, ok := want[r.FEN]; ok {
