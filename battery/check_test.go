@@ -43,14 +43,17 @@ func checkFile(t *testing.T, text string, tb battery.Prober) error {
 // TestShippedRowsCheck runs the checker over the shipped rows: every
 // expected property is what the row's arbiter computes. Without the
 // shared tables (never under CI) the tables rows are left out; under the
-// race detector or -short every fourth row is checked.
+// race detector or -short every fourth row is checked, less the mates in 4.
 func TestShippedRowsCheck(t *testing.T) {
 	text, rows := shippedFile(t)
 	if raceEnabled || testing.Short() {
 		lines := strings.Split(strings.TrimSpace(text), "\n")
 		kept := lines[:1]
 		for i := 1; i < len(lines); i += 4 {
-			kept = append(kept, lines[i])
+			// The deepest proofs take seconds without the detector.
+			if !strings.Contains(lines[i], "\tprover:4\t") {
+				kept = append(kept, lines[i])
+			}
 		}
 		text = strings.Join(kept, "\n")
 	}
@@ -135,7 +138,7 @@ func TestCorruptedCopiesFail(t *testing.T) {
 		{"legal but not mating move added", false, field("game-opera-b1", propF, func(s string) string { return strings.Replace(s, "d1d8", "d1d2,d1d8", 1) }), nil},
 		{"mating move dropped", false, field("game-lasker-thomas-b1", propF, func(s string) string { return strings.Replace(s, "e1c1,", "", 1) }), nil},
 		{"edited position of a game", false, field("game-opera-b1", fenF, func(s string) string { return strings.Replace(s, " 0 17", " 0 18", 1) }), nil},
-		{"prover bound too small", false, field("game-evergreen-b7", arbF, func(s string) string { return "prover:3" }), nil},
+		{"prover bound too small", false, field("game-immortal-b5", arbF, func(s string) string { return "prover:2" }), nil},
 		{"flipped side to move", false, field("rules-stalemate", fenF, func(s string) string { return strings.Replace(s, " b ", " w ", 1) }), nil},
 		{"single move changed", false, field("rules-ep-evasion-1", propF, func(s string) string { return "best-in a4a3" }), nil},
 		{"unknown group", false, field("rules-dead-kbk", groupF, func(string) string { return "rulez" }), nil},

@@ -7,6 +7,7 @@ package uci
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,8 +35,9 @@ type Engine struct {
 	stdin io.WriteCloser
 	lines chan string // the engine's output, closed when it ends
 	done  chan struct{}
-	// waitErr is the process's exit status, set before done closes.
-	waitErr error
+	// waitErr is the process's exit status and readErr why its output
+	// could not be read, if it could not; both are set before done closes.
+	waitErr, readErr error
 
 	mu  sync.Mutex
 	log strings.Builder
@@ -59,14 +61,16 @@ func Start(ctx context.Context, path string, args ...string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = nil
 	// Its own process group, so a kill reaches any child it started
 	// (a wrapper script's engine), which would hold the output open.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Wait gives up on a pipe a stray child still holds open.
+	cmd.WaitDelay = time.Second
+	e := &Engine{cmd: cmd, stdin: stdin, lines: make(chan string, 256), done: make(chan struct{}), Options: map[string]bool{}}
+	cmd.Stderr = &stderrLog{e: e}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("uci: starting %s: %w", path, err)
 	}
-	e := &Engine{cmd: cmd, stdin: stdin, lines: make(chan string, 256), done: make(chan struct{}), Options: map[string]bool{}}
 	go e.read(stdout)
 	if err := e.handshake(ctx); err != nil {
 		e.Close()
@@ -80,13 +84,52 @@ func Start(ctx context.Context, path string, args ...string) (*Engine, error) {
 // memory.
 func (e *Engine) read(r io.Reader) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), 64<<10)
+	sc.Buffer(make([]byte, 4096), maxLine)
 	for sc.Scan() {
 		e.lines <- sc.Text()
+	}
+	if err := sc.Err(); err != nil {
+		// An overlong line or a broken pipe: nothing further it prints
+		// can be read as protocol, so the engine is stopped here rather
+		// than left blocked writing to a pipe nobody reads.
+		e.readErr = err
+		e.kill()
 	}
 	close(e.lines)
 	e.waitErr = e.cmd.Wait()
 	close(e.done)
+}
+
+// maxLine bounds one line of engine output.
+const maxLine = 64 << 10
+
+// kill ends the engine's process group.
+func (e *Engine) kill() {
+	_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// stderrLog copies the engine's standard error into the log, each line
+// prefixed "! ", so a crash's own message sits beside the exchange.
+type stderrLog struct {
+	e    *Engine
+	rest []byte
+}
+
+func (w *stderrLog) Write(p []byte) (int, error) {
+	w.rest = append(w.rest, p...)
+	for {
+		i := bytes.IndexByte(w.rest, '\n')
+		if i < 0 {
+			break
+		}
+		w.e.note("! ", string(w.rest[:i]))
+		w.rest = w.rest[i+1:]
+	}
+	if len(w.rest) > maxLine {
+		w.e.note("! ", string(w.rest[:maxLine])+" [cut]")
+		w.rest = w.rest[:0]
+	}
+	return len(p), nil
 }
 
 // Log returns every line exchanged so far, each prefixed "> " (sent) or
@@ -120,7 +163,16 @@ func (e *Engine) next(ctx context.Context) (string, error) {
 	select {
 	case line, ok := <-e.lines:
 		if !ok {
-			<-e.done
+			select {
+			case <-e.done:
+			case <-ctx.Done():
+				e.note("# ", "output closed, process still running: "+ctx.Err().Error())
+				return "", fmt.Errorf("uci: engine closed its output but did not exit: %w", ctx.Err())
+			}
+			if e.readErr != nil {
+				e.note("# ", "unreadable output: "+e.readErr.Error())
+				return "", fmt.Errorf("%w: unreadable output: %v", ErrProtocol, e.readErr)
+			}
 			e.note("# ", fmt.Sprintf("engine exited (%v)", exitText(e.waitErr)))
 			return "", fmt.Errorf("%w (%s)", ErrEngineExited, exitText(e.waitErr))
 		}
@@ -352,7 +404,7 @@ func (e *Engine) Close() error {
 	case <-e.done:
 	case <-t.C:
 		e.note("# ", "engine did not quit; killed")
-		_ = syscall.Kill(-e.cmd.Process.Pid, syscall.SIGKILL)
+		e.kill()
 		<-e.done
 	}
 	return nil

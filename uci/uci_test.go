@@ -64,6 +64,7 @@ func TestFaults(t *testing.T) {
 		{"hang", context.DeadlineExceeded, "did not answer"},
 		{"garbage", uci.ErrProtocol, `info depth "x"`},
 		{"noready", context.DeadlineExceeded, "readyok"},
+		{"flood", uci.ErrProtocol, "token too long"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -80,6 +81,9 @@ func TestFaults(t *testing.T) {
 				_, err = e.GoNodes(short, oneMove, 100)
 			}
 			if err == nil || !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("error %v, want %v containing %q\n%s", err, tc.want, tc.text, e.Log())
+			}
+			if tc.mode == "crash" && !strings.Contains(e.Log(), "! brokenuci: crashing as asked\n") {
 				t.Errorf("error %v, want %v containing %q\n%s", err, tc.want, tc.text, e.Log())
 			}
 		})

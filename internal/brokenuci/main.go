@@ -10,6 +10,7 @@
 //	crash    exits when asked to search
 //	hang     never answers a search
 //	garbage  answers a search with noise and a best move that is no move
+//	flood    answers a search with one line of 100 KiB
 //	illegal  names a move that is not legal
 //	noready  never answers isready
 //	nouci    never completes the handshake
@@ -70,7 +71,11 @@ func main() {
 		case "go":
 			switch *mode {
 			case "crash":
+				fmt.Fprintln(os.Stderr, "brokenuci: crashing as asked")
 				os.Exit(3)
+			case "flood":
+				say("info string %s", strings.Repeat("x", 100<<10))
+				continue
 			case "hang":
 				continue
 			case "garbage":
