@@ -2,58 +2,57 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/battery"
+	"github.com/tbfs/tbfs/internal/cli"
 )
 
-// batteryUsage is printed for -h and for usage errors.
-const batteryUsage = `usage: tbprobe battery --engine PATH [--rows FILE]... [--nodes N] [--json]
-       tbprobe battery --list [--rows FILE]...
-       tbprobe battery --check --tables URL [--rows FILE]...
+// batteryLong is battery's help text.
+const batteryLong = `Runs the referee battery against a UCI engine: every row at N and 4N
+nodes ("go nodes"), twice. Expected values come only from arbiters: the
+rules, the endgame tables and the exhaustive mate prover. P rows must pass
+every time; each group's Q rows must meet the group's quota. --rows adds
+row files (a hidden part) in the shipped groups. --list prints the rows;
+--check recomputes every row's expected properties from its arbiter
+(the tables rows need --tables with the shipped 3-5 man set).
 
-Runs the referee battery against a UCI engine: every row at N and 4N
-nodes, twice; expected values come only from the rules, the tables and the
-exhaustive mate prover. Exit 0 when every P row passes and every Q group
-meets its quota, 1 otherwise, 2 for bad input, 3 when repetitions disagree.
---check recomputes every row's expected properties from its arbiter.
-`
+Exit status: 0 every P row passed and every Q group met its quota (or
+--list, or --check found every row right), 1 otherwise, 2 usage error or a
+bad row file, 3 repetitions disagreed (a test error).`
 
-// runBattery implements "tbprobe battery"; the logic is package battery's.
-func runBattery(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("battery", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, batteryUsage)
-		fs.PrintDefaults()
-	}
+// newBatteryCmd is "tbprobe battery"; the logic is package battery's.
+func newBatteryCmd() *cobra.Command {
 	var c battery.Command
-	var rows urlList
 	var tf tableFlags
+	cmd := &cobra.Command{
+		Use:   "battery --engine PATH [--rows FILE]... [--nodes N] [--json] | --list | --check",
+		Short: "Referee a UCI chess engine against rows judged only by arbiters",
+		Long:  batteryLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if c.Nodes < 1 || c.Timeout <= 0 {
+				return cli.UsageError(cmd, "--nodes and --timeout must be positive")
+			}
+			c.Tables = func(ctx context.Context) (battery.Prober, func(), error) {
+				ts, err := tf.open(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				return ts.tb, func() { ts.Close() }, nil
+			}
+			return cli.Exit(c.Run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
+	fs := cmd.Flags()
 	tf.register(fs)
-	fs.StringVar(&c.Engine, "engine", "", "the UCI engine's executable")
-	fs.Var(&rows, "rows", "a further row file, e.g. a hidden part (repeatable)")
-	fs.Int64Var(&c.Nodes, "nodes", battery.DefaultNodes, "the node budget N (each row also runs at 4N)")
+	fs.StringVar(&c.Engine, "engine", "", "`PATH` of the UCI engine's executable")
+	fs.StringArrayVar(&c.Rows, "rows", nil, "a further row `FILE`, e.g. a hidden part (repeatable)")
+	fs.Int64Var(&c.Nodes, "nodes", battery.DefaultNodes, "the node budget `N` (each row also runs at 4N)")
 	fs.BoolVar(&c.JSON, "json", false, "print one JSON object per row, with its UCI logs")
 	fs.BoolVar(&c.List, "list", false, "print the rows, one per line")
 	fs.BoolVar(&c.Check, "check", false, "recompute every row's expected properties from its arbiter")
 	fs.DurationVar(&c.Timeout, "timeout", battery.DefaultTimeout, "longest wait for any one answer of the engine")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() > 0 || c.Nodes < 1 || c.Timeout <= 0 {
-		fs.Usage()
-		return battery.ExitUsage
-	}
-	c.Rows = rows
-	c.Tables = func(ctx context.Context) (battery.Prober, func(), error) {
-		ts, err := tf.open(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		return ts.tb, func() { ts.Close() }, nil
-	}
-	return c.Run(ctx, stdout, stderr)
+	return cmd
 }
