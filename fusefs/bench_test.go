@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -247,4 +248,101 @@ func BenchmarkRawTable(b *testing.B) {
 		})
 	}
 	b.Logf("table %s, %d bytes", big.Name, big.Size)
+}
+
+// trivialProber answers bare-kings positions with a fixed report, probing
+// nothing, and passes every other position on: a file of the same mount,
+// at the same depth, whose answer costs no probe, to measure what the
+// FUSE round trips of one file cost by themselves.
+type trivialProber struct{ next fusefs.Prober }
+
+const trivialBoard = "8/8/8/3k4/8/8/8/K7 "
+
+var trivialReport = &render.Report{Values: render.Values{WDL: new(int)}}
+
+func (p trivialProber) Report(ctx context.Context, pos *chess.Position, children bool) (*render.Report, error) {
+	if strings.HasPrefix(pos.FEN(), trivialBoard) {
+		return trivialReport, nil
+	}
+	return p.next.Report(ctx, pos, children)
+}
+
+// BenchmarkFileOverhead measures what reading one wdl/ FEN file through the
+// kernel mount costs beyond the same work in process (parse, probe every
+// metric, render the WDL line), over 1,000 random positions with every
+// block decoded, and the floor: a trivial file of the same mount at the
+// same depth (bare kings, answered without a probe). Each pass reads every
+// position once under a fresh name (the move number changes, which no
+// value depends on), so each read reaches tbfs; the rank directories above
+// are the kernel's cached entries after the first pass. It reports, per
+// file, inprocess-µs, mount-µs, overhead-µs (mount minus in process) and
+// floor-µs.
+//
+//	go test ./fusefs -run '^$' -bench FileOverhead -benchtime 20x
+func BenchmarkFileOverhead(b *testing.B) {
+	dir := benchTables(b)
+	src := openDir(b, dir)
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: 1 << 30}, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tb.Close() })
+	fens := randomFENs(b, tb, dir, 1000)
+	coll := fusefs.Collector{Prober: tb}
+	mnt, _ := mount(b, fusefs.Config{Prober: trivialProber{next: coll}, Tables: []source.Source{src}})
+	ctx := context.Background()
+	inProcess := func(fen string) error {
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			return err
+		}
+		rep, err := coll.Report(ctx, &pos, false)
+		if err != nil {
+			return err
+		}
+		if _, ok := render.MetricText(&rep.Values, render.MetricWDL); !ok {
+			return fmt.Errorf("%s: no WDL", fen)
+		}
+		return nil
+	}
+	viaMount := func(fen string) error {
+		data, err := os.ReadFile(filepath.Join(mnt, "wdl", fen))
+		if err == nil && len(data) == 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	// pass times one read of each position, each under a name no pass
+	// used before; trivial reads as many bare-kings files.
+	pass := func(n int, trivial bool, read func(string) error) time.Duration {
+		start := time.Now()
+		for i := range fens {
+			name := uniqueFEN(fens, n*len(fens)+i)
+			if trivial {
+				name = fmt.Sprintf("%sw - - 0 %d", trivialBoard, 1+n*len(fens)+i)
+			}
+			if err := read(name); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	// Warm: decode every block, and let the kernel learn the rank
+	// directories of every position and of the bare kings.
+	pass(0, false, inProcess)
+	pass(0, false, viaMount)
+	pass(0, true, viaMount)
+	var inproc, viamnt, floor time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		inproc += pass(n, false, inProcess)
+		viamnt += pass(n, false, viaMount)
+		floor += pass(n, true, viaMount)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n*len(fens)) }
+	b.ReportMetric(per(inproc), "inprocess-µs/file")
+	b.ReportMetric(per(viamnt), "mount-µs/file")
+	b.ReportMetric(per(viamnt)-per(inproc), "overhead-µs/file")
+	b.ReportMetric(per(floor), "floor-µs/file")
 }
