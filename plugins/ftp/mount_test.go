@@ -1,0 +1,229 @@
+package ftp_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/plugins/internal/ftptest"
+	"github.com/tbfs/tbfs/plugins/internal/plugintest"
+)
+
+// tbfsMount is a running `tbfs mount` over the FTP plugin.
+type tbfsMount struct {
+	cmd    *exec.Cmd
+	dir    string
+	stderr *bytes.Buffer
+	exited chan error
+}
+
+// startTbfs builds tbfs and the FTP plugin, runs `tbfs mount --plugin-dir
+// D args... MNT` and returns once it reports the mount ready. The kill and
+// the detach are registered first, so a failing test leaves nothing behind.
+func startTbfs(t *testing.T, args ...string) *tbfsMount {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		testenv.Missing(t, "/dev/fuse")
+	}
+	if os.Geteuid() != 0 {
+		testenv.Tool(t, "fusermount3")
+	}
+	pluginDir := t.TempDir()
+	plugintest.Build(t, pluginDir, "plugins/ftp/cmd/tbfs-source-ftp", "tbfs-source-ftp")
+	bin := plugintest.Build(t, t.TempDir(), "cmd/tbfs", "tbfs")
+	m := &tbfsMount{dir: t.TempDir(), stderr: new(bytes.Buffer), exited: make(chan error, 1)}
+	t.Cleanup(func() {
+		if m.cmd.Process != nil {
+			select {
+			case err := <-m.exited:
+				m.exited <- err
+			default:
+				m.cmd.Process.Kill()
+				<-m.exited
+			}
+		}
+		unix.Unmount(m.dir, unix.MNT_DETACH)
+	})
+	m.cmd = exec.Command(bin, append(append([]string{"mount", "--plugin-dir", pluginDir}, args...), m.dir)...)
+	m.cmd.Env = append(os.Environ(), "TBFS_PLUGIN_DIR=")
+	m.cmd.Stderr = m.stderr
+	stdout, err := m.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, stdout)
+		m.exited <- m.cmd.Wait()
+	}()
+	select {
+	case line := <-ready:
+		if !strings.Contains(line, "mounted on "+m.dir) {
+			<-m.exited
+			t.Fatalf("tbfs did not mount: %q\n%s", line, m.stderr)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("tbfs did not report a mount within 2 minutes\n%s", m.stderr)
+	}
+	return m
+}
+
+// pluginPID finds the running FTP plugin among the mount's children.
+func (m *tbfsMount) pluginPID(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after
+		// its closing parenthesis.
+		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 || f[1] != strconv.Itoa(m.cmd.Process.Pid) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if bytes.Contains(cmdline, []byte("tbfs-source-ftp")) {
+			return pid
+		}
+	}
+	t.Fatalf("no running tbfs-source-ftp child of tbfs (pid %d)\n%s", m.cmd.Process.Pid, m.stderr)
+	return 0
+}
+
+// checkRows reads each row's wdl/ and dtm/ files (and dtz/ where the mount
+// has one) and compares them with the reference prober's values; it
+// returns the number of mismatches.
+func (m *tbfsMount) checkRows(t *testing.T, rows []chesstboracle.Row) int {
+	t.Helper()
+	bad := 0
+	for _, r := range rows {
+		wdl, dtz, dtm := r.Want(t)
+		want := map[string]*int{"wdl": &wdl, "dtm": dtm, "dtz": dtz}
+		for _, view := range []string{"wdl", "dtm", "dtz"} {
+			b, err := os.ReadFile(filepath.Join(m.dir, view, r.FEN))
+			w := want[view]
+			switch {
+			case view == "dtz" && errors.Is(err, os.ErrNotExist):
+				// Some DTZ values live only in a DTC pack the plain
+				// probe does not read; absence is no wrong value.
+			case err != nil:
+				bad++
+				t.Errorf("%s %s/%s: %v", r.Where, view, r.FEN, err)
+			case w == nil && view == "dtm":
+				// The reference has no DTM here; ours must then be no mate.
+				if strings.TrimSpace(string(b)) != "0" {
+					bad++
+					t.Errorf("%s dtm/%s = %q where the reference has none", r.Where, r.FEN, b)
+				}
+			case w == nil:
+				bad++
+				t.Errorf("%s %s/%s = %q where the reference has none", r.Where, view, r.FEN, b)
+			case strings.TrimSpace(string(b)) != strconv.Itoa(*w):
+				bad++
+				t.Errorf("%s %s/%s = %q, reference %d", r.Where, view, r.FEN, b, *w)
+			}
+		}
+	}
+	return bad
+}
+
+// TestMountOverFTPPlugin mounts the fixture tables served by a real FTP
+// server on loopback through the tbfs-source-ftp plugin, reads the oracle
+// rows through the kernel mount, kills the plugin with SIGKILL while a
+// reader holds a table file open, and checks that the held file and the
+// remaining rows still read right: the host restarts the plugin, as it
+// does under tbprobe. Expected values are the reference prober's
+// (testdata/chesstb/oracle/probe.tsv) and the table files' own bytes.
+func TestMountOverFTPPlugin(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	var rows []chesstboracle.Row
+	for _, r := range chesstboracle.Read(t, filepath.Join(dir, "oracle", "probe.tsv")) {
+		if r.HasForm("shipped") {
+			rows = append(rows, r)
+		}
+	}
+	// Every row goes through the plugin with a 1 MiB cache, a few FTP
+	// transfers each: an even spread of 300 (100 under -race or -short)
+	// keeps the test within half a minute; the in-process sweeps
+	// (TestChesstbOracleFixture) read every row through the same plugin.
+	n := 300
+	if raceEnabled || testing.Short() {
+		n = 100
+	}
+	rows = chesstboracle.Sample(rows, n, true)
+	if len(rows) < 2 {
+		t.Fatalf("only %d oracle rows", len(rows))
+	}
+	m := startTbfs(t, "--tables", ftptest.URL(ftptest.Serve(t, dir)), "--cache-size", "1MiB")
+	half := len(rows) / 2
+	bad := m.checkRows(t, rows[:half])
+
+	// A reader holds a raw table open and has read its start.
+	const table = "wdl/KQK.lzw"
+	want, err := os.ReadFile(filepath.Join(dir, table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(m.dir, "tables", table))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, m.stderr)
+	}
+	defer f.Close()
+	head := make([]byte, min(4096, len(want)))
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, want[:len(head)]) {
+		t.Fatalf("tables/%s start: %v", table, err)
+	}
+	pid := m.pluginPID(t)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The rest of the held file was never read, so the kernel must ask
+	// tbfs, and tbfs a new plugin process.
+	rest, err := io.ReadAll(f)
+	if err != nil || !bytes.Equal(append(head, rest...), want) {
+		t.Fatalf("tables/%s after the plugin was killed: %d bytes, %v\n%s", table, len(head)+len(rest), err, m.stderr)
+	}
+	bad += m.checkRows(t, rows[half:])
+	if again := m.pluginPID(t); again == pid {
+		t.Errorf("plugin pid %d unchanged after SIGKILL", pid)
+	}
+	t.Logf("%d oracle rows read through the mount over the FTP plugin (killed once midway), %d mismatches", len(rows), bad)
+	m.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-m.exited:
+		m.exited <- err
+		if err != nil {
+			t.Errorf("tbfs exit after SIGTERM: %v\n%s", err, m.stderr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("tbfs did not exit after SIGTERM\n%s", m.stderr)
+	}
+}
