@@ -13,6 +13,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/format/chesstb"
 )
@@ -132,7 +133,7 @@ func CheckMountpoint(dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, syscall.ENOTCONN):
-		return fmt.Errorf("mount point %s: %w (its server has exited): unmount it first with `tbfs unmount %s` or `fusermount3 -u %s`", dir, ErrStaleMount, dir, dir)
+		return staleError(dir)
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("mount point %s does not exist: create the directory first", dir)
 	case err != nil:
@@ -145,9 +146,19 @@ func CheckMountpoint(dir string) error {
 		return fmt.Errorf("mount point %s: %w", dir, err)
 	}
 	if mounted {
+		// The kernel may answer stat from cached attributes even after
+		// the server died; statfs always asks it.
+		var st unix.Statfs_t
+		if err := unix.Statfs(dir, &st); errors.Is(err, syscall.ENOTCONN) {
+			return staleError(dir)
+		}
 		return fmt.Errorf("mount point %s already has a file system mounted on it: unmount it first (`tbfs unmount %s`)", dir, dir)
 	}
 	return nil
+}
+
+func staleError(dir string) error {
+	return fmt.Errorf("mount point %s: %w (its server has exited): unmount it first with `tbfs unmount %s` or `fusermount3 -u %s`", dir, ErrStaleMount, dir, dir)
 }
 
 func fileKind(m os.FileMode) string {

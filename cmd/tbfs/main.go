@@ -213,7 +213,7 @@ func runMount(args []string, stdout, stderr io.Writer) int {
 	if cfg.daemon {
 		// The same command in the background, which tells this one when
 		// its mount answers.
-		pid, err := daemon.Start(withoutDaemonFlag(args), cfg.logFile)
+		pid, err := daemon.Start(append([]string{"mount"}, withoutDaemonFlag(args)...), cfg.logFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "tbfs: %v\n", err)
 			return 1

@@ -420,6 +420,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"mount", "--nope", "x"}, 2, "not defined"},
 		{[]string{"mount", "--cache-size", "lots", "x"}, 2, "bad size"},
 		{[]string{"mount", "--tables", "gopher://x/y", t.TempDir()}, 1, "unknown scheme"},
+		{[]string{"mount", "--umask", "999", "x"}, 2, "octal"},
+		{[]string{"mount", "--log-level", "loud", "x"}, 2, "debug, info, warn or error"},
 		{[]string{"unmount"}, 2, "one MOUNTPOINT"},
 		{[]string{"unmount", t.TempDir()}, 1, "unmount"},
 		{[]string{"help"}, 0, "usage"},

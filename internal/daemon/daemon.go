@@ -62,8 +62,9 @@ func Start(args []string, logPath string) (int, error) {
 	line, rerr := bufio.NewReader(io.LimitReader(r, 64<<10)).ReadString('\n')
 	line = strings.TrimSpace(line)
 	if line == readyWord {
+		pid := cmd.Process.Pid
 		cmd.Process.Release()
-		return cmd.Process.Pid, nil
+		return pid, nil
 	}
 	// The child failed or died before it was ready: reap it.
 	werr := cmd.Wait()
