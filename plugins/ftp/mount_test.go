@@ -3,6 +3,8 @@ package ftp_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -33,7 +35,8 @@ type tbfsMount struct {
 // startTbfs builds tbfs and the FTP plugin, runs `tbfs mount --plugin-dir
 // D args... MNT` and returns once it reports the mount ready. The kill and
 // the detach are registered first, so a failing test leaves nothing behind.
-func startTbfs(t *testing.T, args ...string) *tbfsMount {
+// With pin, the plugin runs pinned to its SHA-256 (--plugin-sha256).
+func startTbfs(t *testing.T, pin bool, args ...string) *tbfsMount {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testenv.Missing(t, "/dev/fuse")
@@ -42,8 +45,11 @@ func startTbfs(t *testing.T, args ...string) *tbfsMount {
 		testenv.Tool(t, "fusermount3")
 	}
 	pluginDir := t.TempDir()
-	plugintest.Build(t, pluginDir, "plugins/ftp/cmd/tbfs-source-ftp", "tbfs-source-ftp")
+	plugin := plugintest.Build(t, pluginDir, "plugins/ftp/cmd/tbfs-source-ftp", "tbfs-source-ftp")
 	bin := plugintest.Build(t, t.TempDir(), "cmd/tbfs", "tbfs")
+	if pin {
+		args = append([]string{"--plugin-sha256", "ftp=" + fileSHA256(t, plugin)}, args...)
+	}
 	m := &tbfsMount{dir: t.TempDir(), stderr: new(bytes.Buffer), exited: make(chan error, 1)}
 	t.Cleanup(func() {
 		if m.cmd.Process != nil {
@@ -84,6 +90,45 @@ func startTbfs(t *testing.T, args ...string) *tbfsMount {
 		t.Fatalf("tbfs did not report a mount within 2 minutes\n%s", m.stderr)
 	}
 	return m
+}
+
+// fileSHA256 is the hex SHA-256 of a file's content (crypto/sha256, the
+// arbiter of a pin).
+func fileSHA256(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// TestMountPluginPinMismatch: a plugin whose binary does not have the
+// pinned SHA-256 is never run, and the mount fails naming the mismatch,
+// with nothing mounted.
+func TestMountPluginPinMismatch(t *testing.T) {
+	pluginDir := t.TempDir()
+	plugin := plugintest.Build(t, pluginDir, "plugins/ftp/cmd/tbfs-source-ftp", "tbfs-source-ftp")
+	bin := plugintest.Build(t, t.TempDir(), "cmd/tbfs", "tbfs")
+	sum := []byte(fileSHA256(t, plugin))
+	if sum[0] == '0' {
+		sum[0] = '1'
+	} else {
+		sum[0] = '0'
+	}
+	mnt := t.TempDir()
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	cmd := exec.Command(bin, "mount", "--plugin-dir", pluginDir, "--plugin-sha256", "ftp="+string(sum),
+		"--tables", ftptest.URL(ftptest.Serve(t, testenv.Testdata(t, "chesstb"))), mnt)
+	cmd.Env = append(os.Environ(), "TBFS_PLUGIN_DIR=")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "SHA-256 does not match") {
+		t.Fatalf("tbfs mount with a wrong pin: %v, output %q; want exit 1 naming the mismatch", err, out)
+	}
+	if strings.Contains(string(out), ftptest.Password) {
+		t.Errorf("output shows the FTP password: %s", out)
+	}
 }
 
 // pluginPID finds the running FTP plugin among the mount's children.
@@ -182,7 +227,7 @@ func TestMountOverFTPPlugin(t *testing.T) {
 	if len(rows) < 2 {
 		t.Fatalf("only %d oracle rows", len(rows))
 	}
-	m := startTbfs(t, "--tables", ftptest.URL(ftptest.Serve(t, dir)), "--cache-size", "1MiB")
+	m := startTbfs(t, true, "--tables", ftptest.URL(ftptest.Serve(t, dir)), "--cache-size", "1MiB")
 	half := len(rows) / 2
 	bad := m.checkRows(t, rows[:half])
 
