@@ -173,11 +173,15 @@ func (s Set) Close() error {
 	return errors.Join(errs...)
 }
 
-// Redact hides credentials in a table URL before it is shown anywhere.
+// Redact hides credentials in a table URL before it is shown anywhere. A
+// local path, which holds none, is shown as given.
 func Redact(raw string) string {
 	u, err := source.ParseURL(raw)
 	if err != nil {
 		return "(unparsable URL)"
+	}
+	if u.Scheme == "file" && u.Host == "" && u.User == nil && u.RawQuery == "" {
+		return raw
 	}
 	return source.Redact(u)
 }
