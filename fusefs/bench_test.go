@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -250,6 +251,15 @@ func BenchmarkRawTable(b *testing.B) {
 	b.Logf("table %s, %d bytes", big.Name, big.Size)
 }
 
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // trivialProber answers bare-kings positions with a fixed report, probing
 // nothing, and passes every other position on: a file of the same mount,
 // at the same depth, whose answer costs no probe, to measure what the
@@ -276,7 +286,7 @@ func (p trivialProber) Report(ctx context.Context, pos *chess.Position, children
 // value depends on), so each read reaches tbfs; the rank directories above
 // are the kernel's cached entries after the first pass. It reports, per
 // file, inprocess-µs, mount-µs, overhead-µs (mount minus in process) and
-// floor-µs.
+// floor-µs, and the same overhead and floor in CPU time.
 //
 //	go test ./fusefs -run '^$' -bench FileOverhead -benchtime 20x
 func BenchmarkFileOverhead(b *testing.B) {
@@ -314,8 +324,8 @@ func BenchmarkFileOverhead(b *testing.B) {
 	}
 	// pass times one read of each position, each under a name no pass
 	// used before; trivial reads as many bare-kings files.
-	pass := func(n int, trivial bool, read func(string) error) time.Duration {
-		start := time.Now()
+	pass := func(n int, trivial bool, read func(string) error) (time.Duration, time.Duration) {
+		start, cpu0 := time.Now(), cpuTime(b)
 		for i := range fens {
 			name := uniqueFEN(fens, n*len(fens)+i)
 			if trivial {
@@ -325,24 +335,32 @@ func BenchmarkFileOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		return time.Since(start)
+		return time.Since(start), cpuTime(b) - cpu0
 	}
 	// Warm: decode every block, and let the kernel learn the rank
 	// directories of every position and of the bare kings.
 	pass(0, false, inProcess)
 	pass(0, false, viaMount)
 	pass(0, true, viaMount)
-	var inproc, viamnt, floor time.Duration
+	var inproc, viamnt, floor, inprocCPU, viamntCPU, floorCPU time.Duration
 	n := 0
 	for b.Loop() {
 		n++
-		inproc += pass(n, false, inProcess)
-		viamnt += pass(n, false, viaMount)
-		floor += pass(n, true, viaMount)
+		w, c := pass(n, false, inProcess)
+		inproc, inprocCPU = inproc+w, inprocCPU+c
+		w, c = pass(n, false, viaMount)
+		viamnt, viamntCPU = viamnt+w, viamntCPU+c
+		w, c = pass(n, true, viaMount)
+		floor, floorCPU = floor+w, floorCPU+c
 	}
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n*len(fens)) }
 	b.ReportMetric(per(inproc), "inprocess-µs/file")
 	b.ReportMetric(per(viamnt), "mount-µs/file")
 	b.ReportMetric(per(viamnt)-per(inproc), "overhead-µs/file")
 	b.ReportMetric(per(floor), "floor-µs/file")
+	// CPU time (every thread of the process, user and kernel: the reader,
+	// the kernel's FUSE work and tbfs's) is steadier than wall time on a
+	// busy machine, which adds waits for a core to every round trip.
+	b.ReportMetric(per(viamntCPU)-per(inprocCPU), "overhead-cpu-µs/file")
+	b.ReportMetric(per(floorCPU), "floor-cpu-µs/file")
 }
