@@ -348,9 +348,9 @@ func (h *Host) Close() error {
 	return nil
 }
 
-// Checksums maps plugin names to SHA-256 digests. It is a flag.Value, so a
-// front end can take repeated --plugin-sha256 name=hex flags with
-// flag.Var(&opts.Checksums, "plugin-sha256", "…").
+// Checksums maps plugin names to SHA-256 digests. It is a flag.Value and a
+// pflag.Value, so a front end can take repeated --plugin-sha256 name=hex
+// flags with fs.Var(&opts.Checksums, "plugin-sha256", "…").
 type Checksums map[string][]byte
 
 // String lists the checksums as name=hex, sorted by name.
@@ -365,6 +365,9 @@ func (c Checksums) String() string {
 	}
 	return strings.Join(names, ",")
 }
+
+// Type names the value's form in a pflag (cobra) usage line.
+func (c *Checksums) Type() string { return "NAME=HEX" }
 
 // Set adds one name=hex checksum; the map is made on first use.
 func (c *Checksums) Set(s string) error {
