@@ -111,8 +111,8 @@ func TestMountpointProblems(t *testing.T) {
 	}
 	// A stale mount: the server dies without unmounting.
 	stale, p := startMount(t, nil)
-	p.cmd.Process.Kill()
-	p.wait(t)
+	p.Cmd.Process.Kill()
+	p.Wait(t)
 	cases := []struct {
 		dir, want string
 	}{

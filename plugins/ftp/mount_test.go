@@ -1,7 +1,6 @@
 package ftp_test
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,82 +13,32 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/mounttest"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/plugins/internal/ftptest"
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"
 )
 
 // tbfsMount is a running `tbfs mount` over the FTP plugin.
-type tbfsMount struct {
-	cmd    *exec.Cmd
-	dir    string
-	stderr *bytes.Buffer
-	exited chan error
-}
+type tbfsMount struct{ *mounttest.Process }
 
 // startTbfs builds tbfs and the FTP plugin, runs `tbfs mount --plugin-dir
-// D args... MNT` and returns once it reports the mount ready. The kill and
-// the detach are registered first, so a failing test leaves nothing behind.
+// D args... MNT` and returns once it reports the mount ready.
 // With pin, the plugin runs pinned to its SHA-256 (--plugin-sha256).
 func startTbfs(t *testing.T, pin bool, args ...string) *tbfsMount {
 	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		testenv.Missing(t, "/dev/fuse")
-	}
-	if os.Geteuid() != 0 {
-		testenv.Tool(t, "fusermount3")
-	}
 	pluginDir := t.TempDir()
 	plugin := plugintest.Build(t, pluginDir, "plugins/ftp/cmd/tbfs-source-ftp", "tbfs-source-ftp")
 	bin := plugintest.Build(t, t.TempDir(), "cmd/tbfs", "tbfs")
 	if pin {
 		args = append([]string{"--plugin-sha256", "ftp=" + fileSHA256(t, plugin)}, args...)
 	}
-	m := &tbfsMount{dir: t.TempDir(), stderr: new(bytes.Buffer), exited: make(chan error, 1)}
-	t.Cleanup(func() {
-		if m.cmd.Process != nil {
-			select {
-			case err := <-m.exited:
-				m.exited <- err
-			default:
-				m.cmd.Process.Kill()
-				<-m.exited
-			}
-		}
-		unix.Unmount(m.dir, unix.MNT_DETACH)
-	})
-	m.cmd = exec.Command(bin, append(append([]string{"mount", "--plugin-dir", pluginDir}, args...), m.dir)...)
-	m.cmd.Env = append(os.Environ(), "TBFS_PLUGIN_DIR=")
-	m.cmd.Stderr = m.stderr
-	stdout, err := m.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		ready <- line
-		io.Copy(io.Discard, stdout)
-		m.exited <- m.cmd.Wait()
-	}()
-	select {
-	case line := <-ready:
-		if !strings.Contains(line, "mounted on "+m.dir) {
-			<-m.exited
-			t.Fatalf("tbfs did not mount: %q\n%s", line, m.stderr)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("tbfs did not report a mount within 2 minutes\n%s", m.stderr)
-	}
-	return m
+	args = append([]string{"mount", "--plugin-dir", pluginDir}, args...)
+	return &tbfsMount{mounttest.Start(t, bin, []string{"TBFS_PLUGIN_DIR="}, args...)}
 }
 
 // fileSHA256 is the hex SHA-256 of a file's content (crypto/sha256, the
@@ -151,7 +100,7 @@ func (m *tbfsMount) pluginPID(t *testing.T) int {
 		// its closing parenthesis.
 		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
 		f := strings.Fields(rest)
-		if len(f) < 2 || f[1] != strconv.Itoa(m.cmd.Process.Pid) {
+		if len(f) < 2 || f[1] != strconv.Itoa(m.Cmd.Process.Pid) {
 			continue
 		}
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
@@ -159,7 +108,7 @@ func (m *tbfsMount) pluginPID(t *testing.T) int {
 			return pid
 		}
 	}
-	t.Fatalf("no running tbfs-source-ftp child of tbfs (pid %d)\n%s", m.cmd.Process.Pid, m.stderr)
+	t.Fatalf("no running tbfs-source-ftp child of tbfs (pid %d)\n%s", m.Cmd.Process.Pid, m.Stderr)
 	return 0
 }
 
@@ -173,7 +122,7 @@ func (m *tbfsMount) checkRows(t *testing.T, rows []chesstboracle.Row) int {
 		wdl, dtz, dtm := r.Want(t)
 		want := map[string]*int{"wdl": &wdl, "dtm": dtm, "dtz": dtz}
 		for _, view := range []string{"wdl", "dtm", "dtz"} {
-			b, err := os.ReadFile(filepath.Join(m.dir, view, r.FEN))
+			b, err := os.ReadFile(filepath.Join(m.Dir, view, r.FEN))
 			w := want[view]
 			switch {
 			case view == "dtz" && errors.Is(err, os.ErrNotExist):
@@ -237,9 +186,9 @@ func TestMountOverFTPPlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(m.dir, "tables", table))
+	f, err := os.Open(filepath.Join(m.Dir, "tables", table))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, m.stderr)
+		t.Fatalf("%v\n%s", err, m.Stderr)
 	}
 	defer f.Close()
 	head := make([]byte, min(4096, len(want)))
@@ -254,21 +203,15 @@ func TestMountOverFTPPlugin(t *testing.T) {
 	// tbfs, and tbfs a new plugin process.
 	rest, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(append(head, rest...), want) {
-		t.Fatalf("tables/%s after the plugin was killed: %d bytes, %v\n%s", table, len(head)+len(rest), err, m.stderr)
+		t.Fatalf("tables/%s after the plugin was killed: %d bytes, %v\n%s", table, len(head)+len(rest), err, m.Stderr)
 	}
 	bad += m.checkRows(t, rows[half:])
 	if again := m.pluginPID(t); again == pid {
 		t.Errorf("plugin pid %d unchanged after SIGKILL", pid)
 	}
 	t.Logf("%d oracle rows read through the mount over the FTP plugin (killed once midway), %d mismatches", len(rows), bad)
-	m.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-m.exited:
-		m.exited <- err
-		if err != nil {
-			t.Errorf("tbfs exit after SIGTERM: %v\n%s", err, m.stderr)
-		}
-	case <-time.After(time.Minute):
-		t.Fatalf("tbfs did not exit after SIGTERM\n%s", m.stderr)
+	m.Cmd.Process.Signal(syscall.SIGTERM)
+	if code := m.Wait(t); code != 0 {
+		t.Errorf("tbfs exit %d after SIGTERM\n%s", code, m.Stderr)
 	}
 }
