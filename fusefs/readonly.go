@@ -184,6 +184,11 @@ func IsMounted(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// mountinfo shows the resolved path; a stale mount cannot be
+	// resolved, and then the path as given is what to look for.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return false, err
