@@ -102,11 +102,10 @@ func uniqueFEN(fens []string, i int) string {
 	return fen[:strings.LastIndexByte(fen, ' ')+1] + fmt.Sprint(2+i/len(fens))
 }
 
-// BenchmarkProbe compares a probe read as a file through the kernel mount
-// with the same probe in-process (parse, probe, render the human text),
-// over 10,000 random positions with every table block already decoded.
-// "serial" is one reader; "parallel8" is 8 concurrent readers.
-func BenchmarkProbe(b *testing.B) {
+// benchTablebase opens the benchmark tables with room to keep every
+// decoded block.
+func benchTablebase(b *testing.B) (string, source.Source, *chesstb.Tablebase) {
+	b.Helper()
 	dir := benchTables(b)
 	src := openDir(b, dir)
 	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: 1 << 30}, src)
@@ -114,6 +113,15 @@ func BenchmarkProbe(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { tb.Close() })
+	return dir, src, tb
+}
+
+// BenchmarkProbe compares a probe read as a file through the kernel mount
+// with the same probe in-process (parse, probe, render the human text),
+// over 10,000 random positions with every table block already decoded.
+// "serial" is one reader; "parallel8" is 8 concurrent readers.
+func BenchmarkProbe(b *testing.B) {
+	dir, src, tb := benchTablebase(b)
 	fens := randomFENs(b, tb, dir, 10000)
 	mnt, _ := mount(b, fusefs.Config{Prober: fusefs.Collector{Prober: tb}, Tables: []source.Source{src}})
 	ctx := context.Background()
@@ -290,13 +298,7 @@ func (p trivialProber) Report(ctx context.Context, pos *chess.Position, children
 //
 //	go test ./fusefs -run '^$' -bench FileOverhead -benchtime 20x
 func BenchmarkFileOverhead(b *testing.B) {
-	dir := benchTables(b)
-	src := openDir(b, dir)
-	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: 1 << 30}, src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { tb.Close() })
+	dir, src, tb := benchTablebase(b)
 	fens := randomFENs(b, tb, dir, 1000)
 	coll := fusefs.Collector{Prober: tb}
 	mnt, _ := mount(b, fusefs.Config{Prober: trivialProber{next: coll}, Tables: []source.Source{src}})
