@@ -16,7 +16,6 @@ import (
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/promserve"
 	"github.com/tbfs/tbfs/lichess"
-	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/metrics"
 )
 
@@ -80,7 +79,7 @@ func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr
 		return 1
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	log.Info("serving", "addr", ln.Addr().String(), "socket_activated", activated, "tables", redactAll(ts.names), "version", cli.Version())
+	log.Info("serving", "addr", ln.Addr().String(), "socket_activated", activated, "tables", ts.set.URLs(), "version", cli.Version())
 	if err := lichess.Serve(ctx, ln, accesslog.Handler(serveHandler(ts), log), shutdownGrace); err != nil {
 		log.Error("serving", "err", err)
 		return 1
@@ -106,19 +105,6 @@ func serveListener(addr string) (ln net.Listener, activated bool, err error) {
 	}
 	ln, err = net.Listen("tcp", addr)
 	return ln, false, err
-}
-
-// redactAll hides credentials in table URLs for logs.
-func redactAll(urls []string) []string {
-	out := make([]string, len(urls))
-	for i, raw := range urls {
-		if u, err := source.ParseURL(raw); err == nil {
-			out[i] = source.Redact(u)
-		} else {
-			out[i] = raw // embedded:... names and plain paths carry no credentials
-		}
-	}
-	return out
 }
 
 // serveHandler is the lichess API over ts with tbprobe's /metrics and
