@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -59,7 +60,7 @@ func verifyChecksum(ctx context.Context, obj source.Object) error {
 		return err
 	}
 	if want := binary.LittleEndian.Uint64(tail[:]); d.Sum64() != want {
-		return corruptf("checksum %#016x, file says %#016x", d.Sum64(), want)
+		return fmt.Errorf("%w: %w: checksum %#016x, file says %#016x", ErrCorrupt, errChecksum, d.Sum64(), want)
 	}
 	return nil
 }
