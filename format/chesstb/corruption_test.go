@@ -43,8 +43,8 @@ type corruption struct {
 	kind   Kind
 	file   string // object name, e.g. "dtz/KQKR.lzdtz"
 	intact []byte
-	what string // e.g. "flip 0x2a at 17 (header)"
-	data []byte
+	what   string // e.g. "flip 0x2a at 17 (header)"
+	data   []byte
 }
 
 // sweepMaterials are the materials whose every table kind the sweep damages:
