@@ -173,3 +173,32 @@ func sum(h hash.Hash) [sha256.Size]byte {
 	h.Sum(out[:0])
 	return out
 }
+
+// winsInOne reports whether the rules give p the value 1 (FORMAT.md §2):
+// an own blue stands on an exit, or the opponent has one blue left and an
+// own piece stands next to it (any piece captures by stepping on it, and
+// taking the last blue wins). No other position holds 1, so a stored 1
+// where this is false, or another value where it is true, is damage; it is
+// also what tells same-size tables apart (id001's single opponent blue,
+// id002's two), where only the content can.
+func winsInOne(p Position) bool {
+	if p.OwnBlue&ExitMask != 0 {
+		return true
+	}
+	b := p.OppBlue
+	if b == 0 || b&(b-1) != 0 {
+		return false
+	}
+	return (b<<1|b>>1|b<<8|b>>8)&(p.OwnBlue|p.OwnRed) != 0
+}
+
+// checkWinsInOne rejects a stored value that contradicts winsInOne.
+func checkWinsInOne(v uint8, p Position, m Material, idx uint64) error {
+	if (v == 1) != winsInOne(p) {
+		if v == 1 {
+			return fmt.Errorf("%w: %v entry %d holds 1 (a win in one ply) for a position with no escape and no capture of a last blue (a damaged or misnamed table)", ErrCorrupt, m, idx)
+		}
+		return fmt.Errorf("%w: %v entry %d holds %d for a position that wins in one ply (a damaged or misnamed table)", ErrCorrupt, m, idx, v)
+	}
+	return nil
+}

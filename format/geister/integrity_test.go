@@ -145,3 +145,28 @@ func TestFrameChecksums(t *testing.T) {
 		t.Fatal("no position probed")
 	}
 }
+
+// TestWinsInOne: over every values.tsv row, the reference's value is 1
+// exactly where winsInOne holds (the arbiter: the oracle's values, and
+// FORMAT.md §2's definition of 1), so the check that relies on it never
+// refuses an intact table.
+func TestWinsInOne(t *testing.T) {
+	ones := 0
+	for _, r := range oracle(t, "values.tsv") {
+		p, err := ParseBoard(r["board"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := r.int(t, "value")
+		if (v == 1) != winsInOne(p) {
+			t.Errorf("pos %s %s: value %d, winsInOne %v", r["pos_id"], r["board"], v, winsInOne(p))
+		}
+		if v == 1 {
+			ones++
+		}
+	}
+	if ones == 0 {
+		t.Fatal("no row of value 1")
+	}
+	t.Logf("%d rows of value 1", ones)
+}

@@ -282,7 +282,13 @@ func (tb *Tablebase) DTW(ctx context.Context, p Position) (uint8, error) {
 	if err := st.r.read(ctx, b[:], idx); err != nil {
 		return 0, err
 	}
-	return b[0], checkValue(b[0], m, idx)
+	if err := checkValue(b[0], m, idx); err != nil {
+		return 0, err
+	}
+	if err := checkWinsInOne(b[0], p, m, idx); err != nil {
+		return 0, err
+	}
+	return b[0], nil
 }
 
 // Outcome is the game-theoretic result for the side to move.
