@@ -101,16 +101,87 @@ func (tb *Tablebase) sumsOf(ctx context.Context, i int) (sums, error) {
 	return s.sums, s.err
 }
 
-// verify checks a freshly opened table against its source's manifest. A
-// table the manifest does not list is left unchecked. A .bin must match
-// its own sum. A .zst matches its own sum, or else (a recompressed file)
-// must decompress to its raw file's sum; with neither listed it is
-// unchecked. A mismatch is ErrCorrupt naming the file.
-func (tb *Tablebase) verify(ctx context.Context, i int, obj source.Object, name string, r tableReader) error {
-	sums, err := tb.sumsOf(ctx, i)
-	if err != nil || sums == nil {
-		return err
+// sidecarName is the builder's record of material m's sums, beside its
+// files: "<raw name>.sha256", in sha256sum's format.
+func sidecarName(m Material) string { return m.FileName() + ".sha256" }
+
+// sumsFor returns the sums source i gives material m's files: its
+// SHA256SUMS and m's sidecar together (nil when it has neither). Two sums
+// for one file that differ are ErrCorrupt.
+func (tb *Tablebase) sumsFor(ctx context.Context, i int, m Material) (sums, error) {
+	all, err := tb.sumsOf(ctx, i)
+	if err != nil {
+		return nil, err
 	}
+	name := sidecarName(m)
+	obj, err := tb.sources[i].Open(ctx, name)
+	if errors.Is(err, source.ErrNotFound) {
+		return all, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("geister: open %s: %w", name, err)
+	}
+	defer obj.Close()
+	if size := obj.Size(); size < 0 || size > maxSumsBytes {
+		return nil, fmt.Errorf("%w: %s has %d bytes, more than a sidecar can", ErrCorrupt, name, size)
+	}
+	data := make([]byte, obj.Size())
+	if err := readFull(ctx, obj, data, 0); err != nil {
+		return nil, fmt.Errorf("geister: read %s: %w", name, err)
+	}
+	side, err := parseSums(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	out := sums{}
+	for k, v := range all {
+		out[k] = v
+	}
+	for k, v := range side {
+		if prev, ok := out[k]; ok && prev != v {
+			return nil, fmt.Errorf("%w: %s and %s give %s different sums", ErrCorrupt, SumsFile, name, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// check makes a freshly opened table trustworthy. With a frame manifest
+// beside it (manifest.go), the table is checked chunk by chunk as it is
+// read, and on open only the manifest's sha256 against the sums' (a
+// mismatch means the manifest or the table is stale). Otherwise the whole
+// file is checked against its sums (verify). verified reports the latter.
+func (tb *Tablebase) check(ctx context.Context, i int, m Material, obj source.Object, name string, r tableReader, legacy bool) (verified bool, err error) {
+	sums, err := tb.sumsFor(ctx, i, m)
+	if err != nil {
+		return false, err
+	}
+	if !legacy {
+		mf, err := tb.readManifest(ctx, i, m)
+		if err != nil {
+			return false, err
+		}
+		if mf != nil {
+			if want, ok := sums[m.FileName()]; ok && want != mf.rawSum {
+				return false, fmt.Errorf("%w: %s%s gives the table a sha256 its sums do not (rewrite the manifest if the table was replaced)", ErrCorrupt, m.FileName(), ManifestSuffix)
+			}
+			if attachManifest(r, mf) {
+				return false, nil
+			}
+		}
+	}
+	if sums == nil {
+		return false, nil
+	}
+	return true, tb.verify(ctx, sums, obj, name, r)
+}
+
+// verify checks a freshly opened table against its sums. A table the sums
+// do not list is left unchecked. A .bin must match its own sum. A .zst
+// matches its own sum, or else (a recompressed file) must decompress to its
+// raw file's sum; with neither listed it is unchecked. A mismatch is
+// ErrCorrupt naming the file.
+func (tb *Tablebase) verify(ctx context.Context, sums sums, obj source.Object, name string, r tableReader) error {
 	own, hasOwn := sums[name]
 	if hasOwn {
 		got, err := hashObject(ctx, obj, name)
