@@ -152,22 +152,41 @@ func (tb *Tablebase) sumsFor(ctx context.Context, i int, m Material) (sums, erro
 // mismatch means the manifest or the table is stale). Otherwise the whole
 // file is checked against its sums (verify). verified reports the latter.
 func (tb *Tablebase) check(ctx context.Context, i int, m Material, obj source.Object, name string, r tableReader, legacy bool) (verified bool, err error) {
-	sums, err := tb.sumsFor(ctx, i, m)
+	var mf *frameManifest
+	var mfErr error
+	lookup := func() {
+		if !legacy {
+			mf, mfErr = tb.readManifest(ctx, i, m)
+		}
+	}
+	var sums sums
+	if _, remote := obj.(source.Prefetcher); remote {
+		// Over a remote source each lookup is a round trip: the sums
+		// and the manifest are looked up at once. A local lookup is
+		// cheaper than the goroutine.
+		looked := make(chan struct{})
+		go func() {
+			defer close(looked)
+			lookup()
+		}()
+		sums, err = tb.sumsFor(ctx, i, m)
+		<-looked
+	} else {
+		lookup()
+		sums, err = tb.sumsFor(ctx, i, m)
+	}
 	if err != nil {
 		return false, err
 	}
-	if !legacy {
-		mf, err := tb.readManifest(ctx, i, m)
-		if err != nil {
-			return false, err
+	if mfErr != nil {
+		return false, mfErr
+	}
+	if mf != nil {
+		if want, ok := sums[m.FileName()]; ok && want != mf.rawSum {
+			return false, fmt.Errorf("%w: %s%s gives the table a sha256 its sums do not (rewrite the manifest if the table was replaced)", ErrCorrupt, m.FileName(), ManifestSuffix)
 		}
-		if mf != nil {
-			if want, ok := sums[m.FileName()]; ok && want != mf.rawSum {
-				return false, fmt.Errorf("%w: %s%s gives the table a sha256 its sums do not (rewrite the manifest if the table was replaced)", ErrCorrupt, m.FileName(), ManifestSuffix)
-			}
-			if attachManifest(r, mf) {
-				return false, nil
-			}
+		if attachManifest(r, mf) {
+			return false, nil
 		}
 	}
 	if sums == nil {

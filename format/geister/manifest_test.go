@@ -12,7 +12,7 @@ import (
 // .zst and the reference's SHA256SUMS), the frame manifest of every table,
 // each written by Manifest only after the table verified against the
 // reference's sums; it returns the folder and the manifests by material.
-func writeManifests(t *testing.T) (string, map[int][]byte) {
+func writeManifests(t testing.TB) (string, map[int][]byte) {
 	t.Helper()
 	shared := sharedTables(t)
 	tb := openDir(t, shared, Options{})
