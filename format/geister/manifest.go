@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"sync/atomic"
 
@@ -188,7 +189,7 @@ func (tb *Tablebase) Manifest(ctx context.Context, m Material) ([]byte, error) {
 	if st.legacy {
 		return nil, fmt.Errorf("geister: %s is in the legacy layout; manifests cover obsblk tables", st.name)
 	}
-	mf := &frameManifest{id: m.ID(), entries: m.Entries()}
+	mf := newFrameManifest(m)
 	h := sha256.New()
 	buf := make([]byte, manifestChunk)
 	for lo := uint64(0); lo < mf.entries; lo += manifestChunk {
@@ -196,8 +197,7 @@ func (tb *Tablebase) Manifest(ctx context.Context, m Material) ([]byte, error) {
 		if err := st.r.read(ctx, p, lo); err != nil {
 			return nil, err
 		}
-		h.Write(p)
-		mf.chunks = append(mf.chunks, xxhash.Sum64(p))
+		mf.add(h, p)
 	}
 	h.Sum(mf.rawSum[:0])
 	sums, err := tb.sumsFor(ctx, st.source, m)
@@ -214,6 +214,37 @@ func (tb *Tablebase) Manifest(ctx context.Context, m Material) ([]byte, error) {
 		return mf.encode(), nil // its own sum was checked when it opened
 	}
 	return nil, fmt.Errorf("geister: no %s or %s lists %s: nothing to check it against before writing its manifest", SumsFile, sidecarName(m), st.name)
+}
+
+// ManifestOf returns the frame manifest of material m's table whose raw
+// bytes are values, for a builder that has just written them (and so has
+// nothing to verify them against).
+func ManifestOf(m Material, values []byte) ([]byte, error) {
+	if !m.Valid() {
+		return nil, fmt.Errorf("%w: %v", ErrNoMaterial, m)
+	}
+	if uint64(len(values)) != m.Entries() {
+		return nil, fmt.Errorf("geister: %d bytes for %v, whose table has %d entries", len(values), m, m.Entries())
+	}
+	mf := newFrameManifest(m)
+	h := sha256.New()
+	for lo := 0; lo < len(values); lo += manifestChunk {
+		mf.add(h, values[lo:min(lo+manifestChunk, len(values))])
+	}
+	h.Sum(mf.rawSum[:0])
+	return mf.encode(), nil
+}
+
+func newFrameManifest(m Material) *frameManifest {
+	n := (m.Entries() + manifestChunk - 1) / manifestChunk
+	return &frameManifest{id: m.ID(), entries: m.Entries(), chunks: make([]uint64, 0, n)}
+}
+
+// add hashes the next chunk into the manifest and into the whole-table
+// sha256 h.
+func (mf *frameManifest) add(h hash.Hash, chunk []byte) {
+	h.Write(chunk)
+	mf.chunks = append(mf.chunks, xxhash.Sum64(chunk))
 }
 
 // orUnexpectedEOF turns a short read's missing or EOF error into

@@ -1,6 +1,7 @@
 package geister
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -130,5 +131,27 @@ func TestFrameManifest(t *testing.T) {
 	defer closeTB()
 	if _, err := tb.Manifest(context.Background(), m0); err == nil {
 		t.Error("Manifest wrote a manifest for a table no sums list")
+	}
+}
+
+// TestManifestOf: a builder's manifest of the raw bytes is the one Manifest
+// writes from the reference's table after checking it against the
+// reference's SHA256SUMS (the arbiter).
+func TestManifestOf(t *testing.T) {
+	shared, mfs := writeManifests(t)
+	m, _ := MaterialByID(0)
+	raw, err := os.ReadFile(filepath.Join(shared, m.FileName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ManifestOf(m, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, mfs[0]) {
+		t.Error("ManifestOf differs from Manifest of the verified table")
+	}
+	if _, err := ManifestOf(m, raw[1:]); err == nil {
+		t.Error("ManifestOf accepted bytes of the wrong size")
 	}
 }
