@@ -66,44 +66,59 @@ func verifyChecksum(ctx context.Context, obj source.Object) error {
 }
 
 // readInOrder reads obj's first n bytes in checksumChunk pieces, up to
-// width reads in flight, and hands each piece to use in file order.
+// width reads in flight, and hands each piece to use in file order. The
+// width buffers are reused, so memory stays at width chunks.
 func readInOrder(ctx context.Context, obj source.Object, n int64, width int, use func([]byte)) error {
+	chunks := (n + checksumChunk - 1) / checksumChunk
+	piece := func(i int64, buf []byte) []byte {
+		return buf[:min(checksumChunk, n-i*checksumChunk)]
+	}
+	if width <= 1 {
+		buf := make([]byte, checksumChunk)
+		for i := range chunks {
+			p := piece(i, buf)
+			if err := readFullAt(ctx, obj, p, i*checksumChunk, source.HintData, "while verifying the checksum"); err != nil {
+				return err
+			}
+			use(p)
+		}
+		return nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	type chunk struct {
+	type read struct {
 		buf  []byte
 		err  error
 		done chan struct{}
 	}
-	chunks := (n + checksumChunk - 1) / checksumChunk
-	start := func(i int64) *chunk {
-		off := i * checksumChunk
-		c := &chunk{buf: make([]byte, min(checksumChunk, n-off)), done: make(chan struct{})}
+	start := func(i int64, buf []byte) *read {
+		r := &read{buf: piece(i, buf), done: make(chan struct{})}
 		go func() {
-			defer close(c.done)
-			c.err = readFullAt(ctx, obj, c.buf, off, source.HintData, "while verifying the checksum")
+			defer close(r.done)
+			r.err = readFullAt(ctx, obj, r.buf, i*checksumChunk, source.HintData, "while verifying the checksum")
 		}()
-		return c
+		return r
 	}
-	var window []*chunk
+	var window []*read
 	defer func() {
 		cancel()
-		for _, c := range window {
-			<-c.done
+		for _, r := range window {
+			<-r.done
 		}
 	}()
-	next := int64(0)
+	for i := int64(0); i < min(chunks, int64(width)); i++ {
+		window = append(window, start(i, make([]byte, checksumChunk)))
+	}
 	for i := range chunks {
-		for next < chunks && next < i+int64(width) {
-			window = append(window, start(next))
-			next++
-		}
-		c := window[0]
-		<-c.done
+		r := window[0]
+		<-r.done
 		window = window[1:]
-		if c.err != nil {
-			return c.err
+		if r.err != nil {
+			return r.err
 		}
-		use(c.buf)
+		use(r.buf)
+		if next := i + int64(width); next < chunks {
+			window = append(window, start(next, r.buf[:cap(r.buf)]))
+		}
 	}
 	return nil
 }
