@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
 )
@@ -33,10 +35,10 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 	}
 	seen := map[key]bool{}
 	var out []tableEntry
-	for i, s := range ts.stacks {
-		entries, err := source.List(ctx, s, "")
+	for _, loc := range ts.set {
+		entries, err := source.List(ctx, loc, "")
 		if err != nil {
-			return nil, fmt.Errorf("listing tables %s: %w", ts.names[i], err)
+			return nil, fmt.Errorf("listing tables %s: %w", loc.URL, err)
 		}
 		// A table is read from its kind's folder first, then the root.
 		sort.SliceStable(entries, func(a, b int) bool {
@@ -55,7 +57,7 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 				continue
 			}
 			seen[key{k, mat}] = true
-			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: ts.names[i]})
+			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: loc.URL})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool {
@@ -99,26 +101,33 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// runLs implements "tbprobe ls": one line per table file, or the plugins.
-func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe ls [--tables URL]... [--plugins]\n\nLists the materials and table kinds available, with sizes and how each\nframe ships (stored, singular, dropped, mirrored; loss-only, relaxed).\nWith --plugins, lists the transport plugins found instead.\n\n")
-		fs.PrintDefaults()
-	}
+// newLsCmd is "tbprobe ls": one line per table file, or the plugins.
+func newLsCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	plugins := fs.Bool("plugins", false, "list the transport plugins found in --plugin-dir and $"+host.EnvDir)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	var plugins bool
+	cmd := &cobra.Command{
+		Use:   "ls [flags]",
+		Short: "List the materials and table kinds available",
+		Long: `Lists the materials and table kinds available, with sizes and how each
+frame ships (stored, singular, dropped, mirrored; loss-only, relaxed).
+With --plugins, lists the transport plugins found instead.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tbprobe ls: unexpected argument %q\n", args[0])
+				return cli.Exit(2)
+			}
+			return cli.Exit(runLs(cmd.Context(), &tf, plugins, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tbprobe ls: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *plugins {
-		return listPlugins(ctx, tf.pluginDir, stdout, stderr)
+	tf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&plugins, "plugins", false, "list the transport plugins found in --plugin-dir and $"+host.EnvDir)
+	return cmd
+}
+
+// runLs lists the tables (or plugins) and returns the exit status.
+func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.Writer) int {
+	if plugins {
+		return listPlugins(ctx, tf.pluginDir, tf.pluginChecksums, stdout, stderr)
 	}
 	ts, err := tf.open(ctx)
 	if err != nil {
@@ -151,13 +160,13 @@ func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // listPlugins prints what the plugin host found.
-func listPlugins(ctx context.Context, dir string, stdout, stderr io.Writer) int {
+func listPlugins(ctx context.Context, dir string, pins host.Checksums, stdout, stderr io.Writer) int {
 	dirs := host.Dirs(dir)
 	if len(dirs) == 0 {
 		fmt.Fprintf(stdout, "no plugin directory: give --plugin-dir or set $%s\n", host.EnvDir)
 		return 0
 	}
-	h, err := host.Load(ctx, dir, host.Options{})
+	h, err := host.Load(ctx, dir, host.Options{Checksums: pins})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe ls: %v\n", err)
 		return 1
@@ -179,24 +188,27 @@ func listPlugins(ctx context.Context, dir string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// runInfo implements "tbprobe info MATERIAL": the header facts of each
+// newInfoCmd is "tbprobe info MATERIAL...": the header facts of each
 // kind's table of one material.
-func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("info", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe info [--tables URL]... MATERIAL...\n\nPrints what the header of each table of a material says (KQKR, or KQvKR).\n\n")
-		fs.PrintDefaults()
-	}
+func newInfoCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	cmd := &cobra.Command{
+		Use:   "info [flags] MATERIAL...",
+		Short: "Print the header facts of a material's tables",
+		Long:  "Prints what the header of each table of a material says (KQKR, or KQvKR).",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cli.UsageError(cmd, "give at least one MATERIAL")
+			}
+			return cli.Exit(runInfo(cmd.Context(), &tf, args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
-	}
+	tf.register(cmd.Flags())
+	return cmd
+}
+
+// runInfo prints each material's tables and returns the exit status.
+func runInfo(ctx context.Context, tf *tableFlags, materials []string, stdout, stderr io.Writer) int {
 	ts, err := tf.open(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe info: %v\n", err)
@@ -204,7 +216,7 @@ func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer ts.Close()
 	code := 0
-	for _, arg := range fs.Args() {
+	for _, arg := range materials {
 		mat := strings.Replace(strings.ToUpper(arg), "V", "", 1)
 		found := 0
 		fmt.Fprintf(stdout, "%s\n", mat)
