@@ -60,7 +60,7 @@ func verifyChecksum(ctx context.Context, obj source.Object) error {
 		return err
 	}
 	if want := binary.LittleEndian.Uint64(tail[:]); d.Sum64() != want {
-		return fmt.Errorf("%w: %w: checksum %#016x, file says %#016x", ErrCorrupt, errChecksum, d.Sum64(), want)
+		return fmt.Errorf("%w: %w: the bytes hash to %#016x, the file stores %#016x", ErrCorrupt, errChecksum, d.Sum64(), want)
 	}
 	return nil
 }

@@ -63,5 +63,5 @@ var (
 	errBlockHash = errors.New("block differs from the integrity manifest")
 	// errChecksum marks a file whose bytes do not hash to the XXH64 the
 	// file stores at its end.
-	errChecksum = errors.New("file checksum mismatch")
+	errChecksum = errors.New("checksum mismatch")
 )
