@@ -78,27 +78,40 @@ func (tb *Tablebase) sumsOf(ctx context.Context, i int) (sums, error) {
 	if s.done {
 		return s.sums, s.err
 	}
-	obj, err := tb.sources[i].Open(ctx, SumsFile)
-	if errors.Is(err, source.ErrNotFound) {
-		s.done = true
-		return nil, nil
+	data, err := readSideFile(ctx, tb.sources[i], SumsFile, maxSumsBytes)
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		return nil, err // a transport failure: try again next time
 	}
-	if err != nil {
-		return nil, fmt.Errorf("geister: open %s: %w", SumsFile, err)
-	}
-	defer obj.Close()
-	size := obj.Size()
-	if size < 0 || size > maxSumsBytes {
-		s.done, s.err = true, fmt.Errorf("%w: %s has %d bytes, more than a manifest can", ErrCorrupt, SumsFile, size)
-		return nil, s.err
-	}
-	data := make([]byte, size)
-	if err := readFull(ctx, obj, data, 0); err != nil {
-		return nil, fmt.Errorf("geister: read %s: %w", SumsFile, err)
+	if err != nil || data == nil {
+		s.done, s.err = true, err
+		return nil, err
 	}
 	s.sums, s.err = parseSums(data)
 	s.done = true
 	return s.sums, s.err
+}
+
+// readSideFile reads the small file name beside the tables in src (sums,
+// a sidecar, a manifest): nil, nil when there is none; ErrCorrupt when it
+// holds more than limit bytes.
+func readSideFile(ctx context.Context, src source.Source, name string, limit int64) ([]byte, error) {
+	obj, err := src.Open(ctx, name)
+	if errors.Is(err, source.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("geister: open %s: %w", name, err)
+	}
+	defer obj.Close()
+	size := obj.Size()
+	if size < 0 || size > limit {
+		return nil, fmt.Errorf("%w: %s has %d bytes, more than such a file can", ErrCorrupt, name, size)
+	}
+	data := make([]byte, size)
+	if err := readFull(ctx, obj, data, 0); err != nil {
+		return nil, fmt.Errorf("geister: read %s: %w", name, err)
+	}
+	return data, nil
 }
 
 // sidecarName is the builder's record of material m's sums, beside its
@@ -114,20 +127,9 @@ func (tb *Tablebase) sumsFor(ctx context.Context, i int, m Material) (sums, erro
 		return nil, err
 	}
 	name := sidecarName(m)
-	obj, err := tb.sources[i].Open(ctx, name)
-	if errors.Is(err, source.ErrNotFound) {
-		return all, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("geister: open %s: %w", name, err)
-	}
-	defer obj.Close()
-	if size := obj.Size(); size < 0 || size > maxSumsBytes {
-		return nil, fmt.Errorf("%w: %s has %d bytes, more than a sidecar can", ErrCorrupt, name, size)
-	}
-	data := make([]byte, obj.Size())
-	if err := readFull(ctx, obj, data, 0); err != nil {
-		return nil, fmt.Errorf("geister: read %s: %w", name, err)
+	data, err := readSideFile(ctx, tb.sources[i], name, maxSumsBytes)
+	if err != nil || data == nil {
+		return all, err
 	}
 	side, err := parseSums(data)
 	if err != nil {

@@ -110,20 +110,9 @@ func (mf *frameManifest) checkChunk(name string, c int, data []byte) error {
 // there is none.
 func (tb *Tablebase) readManifest(ctx context.Context, i int, m Material) (*frameManifest, error) {
 	name := m.FileName() + ManifestSuffix
-	obj, err := tb.sources[i].Open(ctx, name)
-	if errors.Is(err, source.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("geister: open %s: %w", name, err)
-	}
-	defer obj.Close()
-	if obj.Size() > maxManifestBytes {
-		return nil, fmt.Errorf("%w: %s has %d bytes, more than a manifest can", ErrCorrupt, name, obj.Size())
-	}
-	data := make([]byte, obj.Size())
-	if err := readFull(ctx, obj, data, 0); err != nil {
-		return nil, fmt.Errorf("geister: read %s: %w", name, err)
+	data, err := readSideFile(ctx, tb.sources[i], name, maxManifestBytes)
+	if err != nil || data == nil {
+		return nil, err
 	}
 	mf, err := decodeFrameManifest(data, m)
 	if err != nil {
