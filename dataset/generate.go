@@ -1,0 +1,317 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/source"
+)
+
+// ManifestName is the manifest's file name in an artifact directory.
+const ManifestName = "manifest.json"
+
+// DefaultShardRows is how many rows a shard holds unless told otherwise.
+const DefaultShardRows = 1000
+
+// Categories are the rule-true categories a row may carry, best first.
+var Categories = []string{"win", "cursed-win", "draw", "blessed-loss", "loss"}
+
+// GenerateOptions say which positions a dataset holds.
+type GenerateOptions struct {
+	// Count is the number of rows; with FENs, at most this many (0: all).
+	Count int
+	// Seed seeds the random positions.
+	Seed uint64
+	// Materials are the materials to draw from ("KQKR": the first side's
+	// pieces, then the other's, each starting with its king); empty means
+	// every material with a WDL table. Either colour may hold either side.
+	Materials []string
+	// ClockMin and ClockMax bound the half-move clock of random positions.
+	ClockMin, ClockMax int
+	// Categories, when set, keep only exact rows of these categories.
+	Categories []string
+	// FENs, when not nil, is a FEN file's text (one per line, blank lines
+	// and lines starting with # skipped): its positions are labelled in
+	// order instead of random ones, clocks as the FENs give them.
+	FENs []byte
+	// ShardRows is the number of rows per shard file (0: DefaultShardRows).
+	ShardRows int
+}
+
+// maxTriesPerRow bounds the random draws spent on one row: a material with
+// few positions of a wanted category must end in an error, not a hang.
+const maxTriesPerRow = 10000
+
+// Generate labels the positions opts selects with l and writes the shards
+// and the manifest into dir, which must be empty or absent. It returns the
+// manifest written.
+func Generate(ctx context.Context, l *Labeler, opts GenerateOptions, dir string) (*Manifest, error) {
+	if opts.ShardRows == 0 {
+		opts.ShardRows = DefaultShardRows
+	}
+	if err := checkOptions(&opts); err != nil {
+		return nil, err
+	}
+	if err := emptyDir(dir); err != nil {
+		return nil, err
+	}
+	params := Params{Count: opts.Count, Seed: opts.Seed, ClockMin: opts.ClockMin, ClockMax: opts.ClockMax,
+		Categories: append([]string{}, opts.Categories...), ShardRows: opts.ShardRows, Materials: []string{}}
+	wanted := map[string]bool{}
+	for _, c := range opts.Categories {
+		wanted[c] = true
+	}
+	keep := func(r *Row) bool { return len(wanted) == 0 || r.Label != LabelExact || wanted[r.Category] }
+	var rows []Row
+	if opts.FENs != nil {
+		sum := sha256.Sum256(opts.FENs)
+		params.FENsSHA256 = hex.EncodeToString(sum[:])
+		sc := bufio.NewScanner(bytes.NewReader(opts.FENs))
+		for sc.Scan() && (opts.Count == 0 || len(rows) < opts.Count) {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			r, err := l.Label(ctx, line)
+			if err != nil {
+				return nil, err
+			}
+			if keep(&r) {
+				r.Row = len(rows)
+				rows = append(rows, r)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("dataset: FEN file: %w", err)
+		}
+	} else {
+		mats := opts.Materials
+		if len(mats) == 0 {
+			var err error
+			if mats, err = TableMaterials(ctx, l.tables.Sources); err != nil {
+				return nil, err
+			}
+		}
+		params.Materials = append(params.Materials, mats...)
+		rng := rand.New(rand.NewPCG(opts.Seed, 0x7462667364617461)) // "tbfsdata"
+		for len(rows) < opts.Count {
+			found := false
+			for try := 0; try < maxTriesPerRow; try++ {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				fen, err := randomPosition(rng, mats[rng.IntN(len(mats))], opts.ClockMin, opts.ClockMax)
+				if err != nil {
+					return nil, err
+				}
+				r, err := l.Label(ctx, fen)
+				if err != nil {
+					return nil, err
+				}
+				if keep(&r) {
+					r.Row = len(rows)
+					rows = append(rows, r)
+					found = true
+					break
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("dataset: no position of categories %s found in %d draws for row %d", strings.Join(opts.Categories, ","), maxTriesPerRow, len(rows))
+			}
+		}
+	}
+	return write(dir, params, rows, l.version)
+}
+
+// checkOptions rejects options that cannot give a dataset.
+func checkOptions(o *GenerateOptions) error {
+	if o.Count < 0 || o.ShardRows < 0 {
+		return errors.New("dataset: --count and --shard-rows must not be negative")
+	}
+	if o.FENs == nil && o.Count == 0 {
+		return errors.New("dataset: --count must be positive for random positions")
+	}
+	if o.ClockMin < 0 || o.ClockMax < o.ClockMin || o.ClockMax > 1000 {
+		return fmt.Errorf("dataset: clock range %d-%d: want 0 <= a <= b <= 1000", o.ClockMin, o.ClockMax)
+	}
+	for _, c := range o.Categories {
+		if !slices.Contains(Categories, c) {
+			return fmt.Errorf("dataset: category %q: want one of %s", c, strings.Join(Categories, ", "))
+		}
+	}
+	for _, m := range o.Materials {
+		if _, _, err := splitMaterial(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emptyDir makes dir, or checks that it exists and is empty: a leftover
+// shard of an earlier run must not sit beside a new manifest.
+func emptyDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("dataset: output directory %s is not empty", dir)
+	}
+	return nil
+}
+
+// write writes rows in shards and the manifest over them.
+func write(dir string, params Params, rows []Row, version string) (*Manifest, error) {
+	m := &Manifest{Schema: SchemaVersion, TBFS: version, Params: params, Tables: []TableFile{}, Files: []FileEntry{}, Rows: len(rows)}
+	tables := map[string]string{}
+	for start := 0; start < len(rows) || start == 0; start += params.ShardRows {
+		end := min(start+params.ShardRows, len(rows))
+		var buf bytes.Buffer
+		for i := start; i < end; i++ {
+			r := &rows[i]
+			if r.Label == LabelExact {
+				m.Exact++
+			} else {
+				m.Rejected++
+			}
+			for _, t := range r.Provenance.Tables {
+				tables[t.File] = t.SHA256
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				return nil, err
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		name := fmt.Sprintf("rows-%05d.jsonl", start/params.ShardRows)
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		m.Files = append(m.Files, FileEntry{Name: name, Bytes: int64(buf.Len()), SHA256: hex.EncodeToString(sum[:]), Rows: end - start})
+		if len(rows) == 0 {
+			break
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
+		m.Tables = append(m.Tables, TableFile{File: name, SHA256: tables[name]})
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// TableMaterials lists the materials that have a WDL table in srcs, sorted.
+func TableMaterials(ctx context.Context, srcs []source.Source) ([]string, error) {
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		ents, err := source.List(ctx, src, "")
+		if err != nil {
+			return nil, fmt.Errorf("dataset: listing the tables (give --materials): %w", err)
+		}
+		for _, e := range ents {
+			if k, mat, ok := chesstb.ParseTableName(e.Name); ok && k == chesstb.KindWDL {
+				seen[mat] = true
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return nil, errors.New("dataset: the tables hold no WDL table")
+	}
+	out := make([]string, 0, len(seen))
+	for m := range seen {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// pieceTypes maps material letters to piece types.
+var pieceTypes = map[byte]chess.PieceType{'P': chess.Pawn, 'N': chess.Knight, 'B': chess.Bishop, 'R': chess.Rook, 'Q': chess.Queen, 'K': chess.King}
+
+// splitMaterial splits "KQKR" (or "KQvKR") into the two sides' pieces.
+func splitMaterial(m string) (a, b []chess.PieceType, err error) {
+	s := strings.ToUpper(strings.ReplaceAll(m, "v", ""))
+	bad := fmt.Errorf("dataset: material %q: want two sides each starting with K, e.g. KQKR or KQvKR", m)
+	if len(s) < 2 || s[0] != 'K' {
+		return nil, nil, bad
+	}
+	second := strings.IndexByte(s[1:], 'K') + 1
+	if second == 0 || len(s) > 7 {
+		return nil, nil, bad
+	}
+	for i := range len(s) {
+		pt, ok := pieceTypes[s[i]]
+		if !ok || (pt == chess.King && i != 0 && i != second) {
+			return nil, nil, bad
+		}
+		if i < second {
+			a = append(a, pt)
+		} else {
+			b = append(b, pt)
+		}
+	}
+	return a, b, nil
+}
+
+// randomPosition draws a legal position of material m: random squares,
+// random colours for the two sides, a random side to move and a clock in
+// [lo, hi]. Draws that give an illegal board are redrawn.
+func randomPosition(rng *rand.Rand, m string, lo, hi int) (string, error) {
+	a, b, err := splitMaterial(m)
+	if err != nil {
+		return "", err
+	}
+	for range 1000 {
+		first := chess.Color(rng.IntN(2))
+		var board [64]chess.Piece
+		ok := true
+		for side, pts := range [][]chess.PieceType{a, b} {
+			c := first
+			if side == 1 {
+				c = 1 - first
+			}
+			for _, pt := range pts {
+				sq := rng.IntN(64)
+				if board[sq] != chess.NoPiece || (pt == chess.Pawn && (sq < 8 || sq >= 56)) {
+					ok = false
+				}
+				board[sq] = chess.MakePiece(c, pt)
+			}
+		}
+		side := chess.Color(rng.IntN(2))
+		clock := lo + rng.IntN(hi-lo+1)
+		if !ok {
+			continue
+		}
+		pos, err := chess.FromBoard(board, side, 0, chess.NoSquare, clock, 1)
+		if err != nil {
+			continue
+		}
+		return pos.FEN(), nil
+	}
+	return "", fmt.Errorf("dataset: no legal position of %s in 1000 draws", m)
+}
