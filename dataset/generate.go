@@ -78,6 +78,9 @@ func Generate(ctx context.Context, l *Labeler, opts GenerateOptions, dir string)
 	keep := func(r *Row) bool { return len(wanted) == 0 || r.Label != LabelExact || wanted[r.Category] }
 	var rows []Row
 	if opts.FENs != nil {
+		// The FEN file alone says which positions and clocks: the random
+		// selectors are recorded as unused.
+		params.Seed, params.ClockMin, params.ClockMax = 0, 0, 0
 		sum := sha256.Sum256(opts.FENs)
 		params.FENsSHA256 = hex.EncodeToString(sum[:])
 		sc := bufio.NewScanner(bytes.NewReader(opts.FENs))
