@@ -13,8 +13,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
@@ -50,6 +53,9 @@ type GenerateOptions struct {
 	FENs []byte
 	// ShardRows is the number of rows per shard file (0: DefaultShardRows).
 	ShardRows int
+	// Workers label positions at once (0: GOMAXPROCS); the rows do not
+	// depend on it.
+	Workers int
 }
 
 // maxTriesPerRow bounds the random draws spent on one row: a material with
@@ -76,30 +82,30 @@ func Generate(ctx context.Context, l *Labeler, opts GenerateOptions, dir string)
 		wanted[c] = true
 	}
 	keep := func(r *Row) bool { return len(wanted) == 0 || r.Label != LabelExact || wanted[r.Category] }
-	var rows []Row
+	var draw func() (string, bool, error) // the next candidate FEN; false when none is left
 	if opts.FENs != nil {
 		// The FEN file alone says which positions and clocks: the random
 		// selectors are recorded as unused.
 		params.Seed, params.ClockMin, params.ClockMax = 0, 0, 0
 		sum := sha256.Sum256(opts.FENs)
 		params.FENsSHA256 = hex.EncodeToString(sum[:])
+		var fens []string
 		sc := bufio.NewScanner(bytes.NewReader(opts.FENs))
-		for sc.Scan() && (opts.Count == 0 || len(rows) < opts.Count) {
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			r, err := l.Label(ctx, line)
-			if err != nil {
-				return nil, err
-			}
-			if keep(&r) {
-				r.Row = len(rows)
-				rows = append(rows, r)
+		for sc.Scan() {
+			if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+				fens = append(fens, line)
 			}
 		}
 		if err := sc.Err(); err != nil {
 			return nil, fmt.Errorf("dataset: FEN file: %w", err)
+		}
+		draw = func() (string, bool, error) {
+			if len(fens) == 0 {
+				return "", false, nil
+			}
+			f := fens[0]
+			fens = fens[1:]
+			return f, true, nil
 		}
 	} else {
 		mats := opts.Materials
@@ -111,33 +117,95 @@ func Generate(ctx context.Context, l *Labeler, opts GenerateOptions, dir string)
 		}
 		params.Materials = append(params.Materials, mats...)
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x7462667364617461)) // "tbfsdata"
-		for len(rows) < opts.Count {
-			found := false
-			for try := 0; try < maxTriesPerRow; try++ {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				fen, err := randomPosition(rng, mats[rng.IntN(len(mats))], opts.ClockMin, opts.ClockMax)
-				if err != nil {
-					return nil, err
-				}
-				r, err := l.Label(ctx, fen)
-				if err != nil {
-					return nil, err
-				}
-				if keep(&r) {
-					r.Row = len(rows)
-					rows = append(rows, r)
-					found = true
-					break
-				}
-			}
-			if !found {
-				return nil, fmt.Errorf("dataset: no position of categories %s found in %d draws for row %d", strings.Join(opts.Categories, ","), maxTriesPerRow, len(rows))
-			}
+		draw = func() (string, bool, error) {
+			fen, err := randomPosition(rng, mats[rng.IntN(len(mats))], opts.ClockMin, opts.ClockMax)
+			return fen, err == nil, err
 		}
 	}
+	rows, err := collect(ctx, l, opts, draw, keep)
+	if err != nil {
+		return nil, err
+	}
 	return write(dir, params, rows, l.version)
+}
+
+// collect labels candidates from draw on every worker and keeps, in draw
+// order, the first opts.Count (0: all) that keep accepts. Candidates are
+// drawn on one goroutine and accepted in order, so the rows do not depend
+// on the number of workers or their timing.
+func collect(ctx context.Context, l *Labeler, opts GenerateOptions, draw func() (string, bool, error), keep func(*Row) bool) ([]Row, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	batch := workers * 16
+	var rows []Row
+	misses := 0
+	for opts.Count == 0 || len(rows) < opts.Count {
+		var fens []string
+		for len(fens) < batch {
+			fen, ok, err := draw()
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			fens = append(fens, fen)
+		}
+		if len(fens) == 0 {
+			break
+		}
+		labelled, err := labelAll(ctx, l, fens, workers)
+		if err != nil {
+			return nil, err
+		}
+		for i := range labelled {
+			if opts.Count != 0 && len(rows) == opts.Count {
+				break
+			}
+			r := &labelled[i]
+			if !keep(r) {
+				if misses++; opts.FENs == nil && misses == maxTriesPerRow {
+					return nil, fmt.Errorf("dataset: no position of categories %s found in %d draws for row %d", strings.Join(opts.Categories, ","), maxTriesPerRow, len(rows))
+				}
+				continue
+			}
+			misses = 0
+			r.Row = len(rows)
+			rows = append(rows, *r)
+		}
+	}
+	return rows, nil
+}
+
+// labelAll labels fens on workers goroutines; the rows are in fens' order.
+func labelAll(ctx context.Context, l *Labeler, fens []string, workers int) ([]Row, error) {
+	out := make([]Row, len(fens))
+	errs := make([]error, len(fens))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(fens)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(fens) || ctx.Err() != nil {
+					return
+				}
+				out[i], errs[i] = l.Label(ctx, fens[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // checkOptions rejects options that cannot give a dataset.

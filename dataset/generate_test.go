@@ -48,11 +48,13 @@ func sameFiles(t *testing.T, a, b string) {
 }
 
 // TestDeterministic: two runs with the same parameters, on separate table
-// handles, give byte-identical files, random and FEN-file alike; the
+// handles and with different numbers of workers, give byte-identical files, random and FEN-file alike; the
 // manifest holds no timestamp and no host path.
 func TestDeterministic(t *testing.T) {
-	a := generate(t, fixtureLabeler(t), randomOptions)
-	b := generate(t, fixtureLabeler(t), randomOptions)
+	one, many := randomOptions, randomOptions
+	one.Workers, many.Workers = 1, 4
+	a := generate(t, fixtureLabeler(t), one)
+	b := generate(t, fixtureLabeler(t), many)
 	sameFiles(t, a, b)
 	fens, err := os.ReadFile(testenv.Testdata(t, "dataset", "sample.fens"))
 	if err != nil {
