@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,15 +172,20 @@ func TestGenerateRejectsBadOptions(t *testing.T) {
 }
 
 // BenchmarkGenerate measures generation speed (rows/s) of random rows
-// from the fixture tables, table hashing included.
+// from the fixture tables, table hashing included, on one worker and on
+// every core.
 func BenchmarkGenerate(b *testing.B) {
-	opts := dataset.GenerateOptions{Count: 500, Seed: 1, ClockMax: 99}
-	for b.Loop() {
-		l := fixtureLabeler(b)
-		dir := filepath.Join(b.TempDir(), "out")
-		if _, err := dataset.Generate(context.Background(), l, opts, dir); err != nil {
-			b.Fatal(err)
-		}
+	for _, workers := range []int{1, 0} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			opts := dataset.GenerateOptions{Count: 500, Seed: 1, ClockMax: 99, Workers: workers}
+			for b.Loop() {
+				l := fixtureLabeler(b)
+				dir := filepath.Join(b.TempDir(), "out")
+				if _, err := dataset.Generate(context.Background(), l, opts, dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(opts.Count*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
 	}
-	b.ReportMetric(float64(opts.Count*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
