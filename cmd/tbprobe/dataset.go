@@ -11,7 +11,6 @@ import (
 
 	"github.com/tbfs/tbfs/dataset"
 	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/source"
 )
 
 // newDatasetCmd is "tbprobe dataset" with its generate and verify
@@ -32,11 +31,7 @@ func (tf *tableFlags) labeler(cmd *cobra.Command) (*dataset.Labeler, *tableSet, 
 	if err != nil {
 		return nil, nil, err
 	}
-	srcs := make([]source.Source, len(ts.stacks))
-	for i, s := range ts.stacks {
-		srcs[i] = s
-	}
-	return dataset.NewLabeler(dataset.Tables{TB: ts.tb, Sources: srcs}, cli.Version()), ts, nil
+	return dataset.NewLabeler(dataset.Tables{TB: ts.tb, Sources: ts.set.Sources()}, cli.Version()), ts, nil
 }
 
 func newDatasetGenerateCmd() *cobra.Command {
