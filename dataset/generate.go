@@ -118,7 +118,7 @@ func Generate(ctx context.Context, l *Labeler, opts GenerateOptions, dir string)
 		params.Materials = append(params.Materials, mats...)
 		rng := rand.New(rand.NewPCG(opts.Seed, 0x7462667364617461)) // "tbfsdata"
 		draw = func() (string, bool, error) {
-			fen, err := randomPosition(rng, mats[rng.IntN(len(mats))], opts.ClockMin, opts.ClockMax)
+			fen, err := randomFEN(rng, mats, opts.ClockMin, opts.ClockMax)
 			return fen, err == nil, err
 		}
 	}
@@ -348,41 +348,62 @@ func splitMaterial(m string) (a, b []chess.PieceType, err error) {
 	return a, b, nil
 }
 
-// randomPosition draws a legal position of material m: random squares,
-// random colours for the two sides, a random side to move and a clock in
-// [lo, hi]. Draws that give an illegal board are redrawn.
-func randomPosition(rng *rand.Rand, m string, lo, hi int) (string, error) {
+// RandomPosition makes one draw of a position of material m ("KQKR" or
+// "KQvKR"): the first side is White or Black with equal chance, each piece
+// is placed uniformly on an empty square (pawns off the back ranks), either
+// side is to move, the half-move clock is uniform in [lo, hi], no castling
+// or en passant. ok is false when the draw gives a board the rules reject
+// (the side not to move in check, adjacent kings); the caller draws again.
+// The sequence of draws from rng is part of the dataset format: the same
+// seed must give the same positions.
+func RandomPosition(rng *rand.Rand, m string, lo, hi int) (pos chess.Position, ok bool, err error) {
 	a, b, err := splitMaterial(m)
 	if err != nil {
-		return "", err
+		return pos, false, err
 	}
-	for range 1000 {
-		first := chess.Color(rng.IntN(2))
-		var board [64]chess.Piece
-		ok := true
-		for side, pts := range [][]chess.PieceType{a, b} {
-			c := first
-			if side == 1 {
-				c = 1 - first
-			}
-			for _, pt := range pts {
+	first := chess.Color(rng.IntN(2))
+	var board [64]chess.Piece
+	for side, pts := range [][]chess.PieceType{a, b} {
+		c := first
+		if side == 1 {
+			c = 1 - first
+		}
+		for _, pt := range pts {
+			placed := false
+			for range 1000 {
 				sq := rng.IntN(64)
 				if board[sq] != chess.NoPiece || (pt == chess.Pawn && (sq < 8 || sq >= 56)) {
-					ok = false
+					continue
 				}
 				board[sq] = chess.MakePiece(c, pt)
+				placed = true
+				break
+			}
+			if !placed {
+				return pos, false, nil
 			}
 		}
-		side := chess.Color(rng.IntN(2))
-		clock := lo + rng.IntN(hi-lo+1)
-		if !ok {
-			continue
-		}
-		pos, err := chess.FromBoard(board, side, 0, chess.NoSquare, clock, 1)
-		if err != nil {
-			continue
-		}
-		return pos.FEN(), nil
 	}
-	return "", fmt.Errorf("dataset: no legal position of %s in 1000 draws", m)
+	side := chess.Color(rng.IntN(2))
+	pos, err = chess.FromBoard(board, side, 0, chess.NoSquare, lo+rng.IntN(hi-lo+1), 1)
+	return pos, err == nil, nil
+}
+
+// maxDraws bounds the draws for one random position: tables whose
+// materials have almost no legal placement must fail, not hang.
+const maxDraws = 100000
+
+// randomFEN draws positions, each of a material chosen uniformly from
+// mats, until one is legal.
+func randomFEN(rng *rand.Rand, mats []string, lo, hi int) (string, error) {
+	for range maxDraws {
+		pos, ok, err := RandomPosition(rng, mats[rng.IntN(len(mats))], lo, hi)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return pos.FEN(), nil
+		}
+	}
+	return "", fmt.Errorf("dataset: no legal position of %s in %d draws", strings.Join(mats, ","), maxDraws)
 }
