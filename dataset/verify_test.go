@@ -11,6 +11,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/dataset"
+	"github.com/tbfs/tbfs/internal/testenv"
 )
 
 // TestSampleVerifies: the shipped sample passes every check, every row
@@ -224,5 +225,29 @@ func TestCorruptedCopiesFail(t *testing.T) {
 				t.Log(p)
 			}
 		})
+	}
+}
+
+// TestVerifyOtherTables: replayed against tables other than those its
+// provenance names (the shared "full" form: the same values, other bytes),
+// the sample fails on every table-labelled row: a file whose SHA-256 or
+// name differs (the arbiter: the table files' SHA-256), or, where those
+// tables hold more metrics (full has DTC for KRKR), the values.
+func TestVerifyOtherTables(t *testing.T) {
+	if !testenv.HasShared(t, "chesstb") {
+		t.Skip("no ../shared/chesstb")
+	}
+	dir := sampleDir(t)
+	rep := verify(t, dirLabeler(t, testenv.Shared(t, "chesstb", "full")), dir)
+	failed := map[int]bool{}
+	for _, p := range rep.Problems {
+		if p.Row >= 0 && strings.HasPrefix(p.Reason, "replay: ") {
+			failed[p.Row] = true
+		}
+	}
+	for _, r := range readRows(t, dir) {
+		if r.Provenance.Arbiter == dataset.ArbiterTable && r.Label == dataset.LabelExact && !failed[r.Row] {
+			t.Errorf("row %d (%s) passed against other tables", r.Row, r.FEN)
+		}
 	}
 }
