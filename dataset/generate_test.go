@@ -189,3 +189,41 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+// TestVerifyChecksParams: rows must fit the manifest's generation
+// parameters (the arbiter: the parameters themselves): a count, clock
+// range, material list or category list changed in the manifest fails.
+func TestVerifyChecksParams(t *testing.T) {
+	l := fixtureLabeler(t)
+	opts := randomOptions
+	opts.Materials = []string{"KNBvK", "KRKR", "KQQK"} // unsorted pieces still name KBNK
+	src := generate(t, l, opts)
+	if rep := verify(t, l, src); !rep.OK() {
+		t.Fatalf("verify: %v", rep.Problems)
+	}
+	for _, tc := range []struct {
+		name, from, to, reason string
+	}{
+		{"count", `"count": 60`, `"count": 61`, "the parameters ask for 61"},
+		{"clock range", `"clock_min": 10`, `"clock_min": 98`, "outside the parameters' range 98-99"},
+		{"materials", `"KRKR",`, `"KPK",`, "material KRKR, the parameters ask for"},
+		{"categories", `"cursed-win",`, ``, "the parameters ask for win,draw,loss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, src)
+			p := filepath.Join(dir, dataset.ManifestName)
+			data, _ := os.ReadFile(p)
+			if !strings.Contains(string(data), tc.from) {
+				t.Fatalf("the manifest has no %q", tc.from)
+			}
+			os.WriteFile(p, []byte(strings.Replace(string(data), tc.from, tc.to, 1)), 0o644)
+			rep := verify(t, l, dir)
+			for _, pr := range rep.Problems {
+				if strings.Contains(pr.Reason, tc.reason) {
+					return
+				}
+			}
+			t.Errorf("no problem with %q: %v", tc.reason, rep.Problems)
+		})
+	}
+}

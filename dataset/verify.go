@@ -105,7 +105,7 @@ func Verify(ctx context.Context, l *Labeler, manifestPath string) (*VerifyReport
 		if sum := sha256.Sum256(body); hex.EncodeToString(sum[:]) != f.SHA256 {
 			add(f.Name, 0, -1, "SHA-256 %s, the manifest says %s", hex.EncodeToString(sum[:]), f.SHA256)
 		}
-		rows, err := verifyShard(ctx, l, f.Name, body, &next, rep, add, tables)
+		rows, err := verifyShard(ctx, l, &m.Params, f.Name, body, &next, rep, add, tables)
 		if err != nil {
 			return nil, err
 		}
@@ -122,6 +122,9 @@ func Verify(ctx context.Context, l *Labeler, manifestPath string) (*VerifyReport
 			add(e.Name(), 0, -1, "not listed in the manifest")
 		}
 	}
+	if m.Params.FENsSHA256 == "" && rep.Rows != m.Params.Count {
+		add(ManifestName, 0, -1, "%d rows, the parameters ask for %d", rep.Rows, m.Params.Count)
+	}
 	if m.Rows != rep.Rows || m.Exact != rep.Exact || m.Rejected != rep.Rejected {
 		add(ManifestName, 0, -1, "counts %d rows (%d exact, %d rejected), the shards hold %d (%d, %d)",
 			m.Rows, m.Exact, m.Rejected, rep.Rows, rep.Exact, rep.Rejected)
@@ -137,7 +140,7 @@ func Verify(ctx context.Context, l *Labeler, manifestPath string) (*VerifyReport
 }
 
 // verifyShard checks and replays every row of one shard.
-func verifyShard(ctx context.Context, l *Labeler, name string, body []byte, next *int, rep *VerifyReport,
+func verifyShard(ctx context.Context, l *Labeler, params *Params, name string, body []byte, next *int, rep *VerifyReport,
 	add func(string, int, int, string, ...any), tables map[string]string) (int, error) {
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 4096), maxLine)
@@ -161,6 +164,9 @@ func verifyShard(ctx context.Context, l *Labeler, name string, body []byte, next
 		if reason := validate(&r, rowNo); reason != "" {
 			add(name, line, rowNo, "%s", reason)
 			continue
+		}
+		if reason := fitsParams(&r, params); reason != "" {
+			add(name, line, rowNo, "%s", reason)
 		}
 		for _, t := range r.Provenance.Tables {
 			tables[t.File] = t.SHA256
@@ -276,6 +282,46 @@ func validate(r *Row, rowNo int) string {
 		}
 	}
 	return ""
+}
+
+// fitsParams checks a row against the generation parameters: a random
+// row's clock in the range and material among those asked for, an exact
+// row's category among those asked for.
+func fitsParams(r *Row, p *Params) string {
+	if r.Label == LabelExact && len(p.Categories) > 0 && !slices.Contains(p.Categories, r.Category) {
+		return fmt.Sprintf("category %s, the parameters ask for %s", r.Category, strings.Join(p.Categories, ","))
+	}
+	if p.FENsSHA256 != "" {
+		return ""
+	}
+	if r.Clock < p.ClockMin || r.Clock > p.ClockMax {
+		return fmt.Sprintf("clock %d outside the parameters' range %d-%d", r.Clock, p.ClockMin, p.ClockMax)
+	}
+	if r.Material != "" && len(p.Materials) > 0 && !slices.ContainsFunc(p.Materials, func(m string) bool { return sameMaterial(m, r.Material) }) {
+		return fmt.Sprintf("material %s, the parameters ask for %s", r.Material, strings.Join(p.Materials, ","))
+	}
+	return ""
+}
+
+// sameMaterial reports whether the material spec m ("KQvK", "KKQ") names
+// the canonical material c (either side may be first).
+func sameMaterial(m, c string) bool {
+	a, b, err := splitMaterial(m)
+	if err != nil {
+		return false
+	}
+	// The tables name each side king first, then Q R B N P.
+	name := func(pts []chess.PieceType) string {
+		pts = slices.Clone(pts)
+		slices.SortFunc(pts, func(a, b chess.PieceType) int { return strings.IndexByte("KQRBNP", "-PNBRQK"[a]) - strings.IndexByte("KQRBNP", "-PNBRQK"[b]) })
+		out := make([]byte, len(pts))
+		for i, pt := range pts {
+			out[i] = "-PNBRQK"[pt]
+		}
+		return string(out)
+	}
+	x, y := name(a), name(b)
+	return x+y == c || y+x == c
 }
 
 // compare names the first field in which a stored row differs from its
