@@ -313,7 +313,9 @@ func sameMaterial(m, c string) bool {
 	// The tables name each side king first, then Q R B N P.
 	name := func(pts []chess.PieceType) string {
 		pts = slices.Clone(pts)
-		slices.SortFunc(pts, func(a, b chess.PieceType) int { return strings.IndexByte("KQRBNP", "-PNBRQK"[a]) - strings.IndexByte("KQRBNP", "-PNBRQK"[b]) })
+		slices.SortFunc(pts, func(a, b chess.PieceType) int {
+			return strings.IndexByte("KQRBNP", "-PNBRQK"[a]) - strings.IndexByte("KQRBNP", "-PNBRQK"[b])
+		})
 		out := make([]byte, len(pts))
 		for i, pt := range pts {
 			out[i] = "-PNBRQK"[pt]
