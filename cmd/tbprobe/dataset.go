@@ -92,6 +92,7 @@ The same parameters and tables always give byte-identical files.`,
 	fs.StringVar(&fens, "fens", "", "`FILE` of FENs, one a line, to label instead of random positions")
 	fs.IntVar(&opts.ShardRows, "shard-rows", dataset.DefaultShardRows, "rows per shard file")
 	fs.StringVar(&out, "out", "", "output `DIR` (created; must be empty)")
+	fs.IntVar(&opts.Workers, "workers", 0, "positions labelled at once (default: every core; the rows do not depend on it)")
 	return cmd
 }
 
