@@ -24,6 +24,10 @@ type tableFile struct {
 	cache *blockCache
 	// sums is the table's integrity manifest, nil when it has none.
 	sums *manifest
+	// gate holds the table's answers until its checksum is confirmed;
+	// nil when there is nothing to wait for (a manifest checks each
+	// block instead, or checks are off).
+	gate *checksumGate
 }
 
 var nextFileID atomic.Uint64

@@ -19,11 +19,14 @@ type Options struct {
 	// BlockCacheBytes bounds the decoded blocks held across every open
 	// table. Zero means DefaultBlockCacheBytes.
 	BlockCacheBytes int64
-	// VerifyChecksums makes every table's stored XXH64 checksum be checked
-	// when the table is opened, which reads the whole file once. Without it
-	// only the structure is validated: damaged compressed payload is caught
-	// when it fails to decode, not when it decodes to other values.
-	VerifyChecksums bool
+	// SkipChecksums gives answers from a table without an integrity
+	// manifest before its stored checksum is confirmed, as the reference
+	// prober does. By default such a table's whole-file XXH64 is checked
+	// in the background from the moment it is opened, and no answer is
+	// read from it until the check has passed (checksum.go); with this
+	// set only the structure is validated, and a flipped bit that decodes
+	// to other valid-looking values becomes a wrong answer.
+	SkipChecksums bool
 	// Manifests is where tables' integrity manifests (one hash per block,
 	// written by "tbprobe verify --manifest") are looked up, by the
 	// table's object name plus ManifestSuffix. Nil means beside each
@@ -42,6 +45,7 @@ type Tablebase struct {
 	srcs  []source.Source
 	cache *blockCache
 	opts  Options
+	bg    *background // checksums running on their own
 
 	mu     sync.RWMutex
 	tables map[tableKey]*tableSlot
@@ -87,6 +91,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		srcs:   append([]source.Source(nil), srcs...),
 		opts:   opts,
 		cache:  newBlockCache(budget),
+		bg:     newBackground(),
 		tables: make(map[tableKey]*tableSlot),
 	}, nil
 }
@@ -102,6 +107,7 @@ func (tb *Tablebase) Close() error {
 	tb.closed = true
 	tb.mu.Unlock()
 	tb.inflight.Wait()
+	tb.bg.stop()
 	var errs []error
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
@@ -195,6 +201,9 @@ func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableF
 				obj.Close()
 				return nil, err
 			}
+			if f.sums == nil && !tb.opts.SkipChecksums {
+				f.gate = newChecksumGate(tb.bg, obj)
+			}
 			return f, nil
 		}
 	}
@@ -209,11 +218,6 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 	h, err := parseHeader(ctx, obj, k, cfg)
 	if err != nil {
 		return nil, &FileError{File: name, Block: -1, Err: err}
-	}
-	if tb.opts.VerifyChecksums {
-		if err := verifyChecksum(ctx, obj); err != nil {
-			return nil, &FileError{File: name, Block: -1, Err: err}
-		}
 	}
 	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache}, nil
 }
