@@ -49,7 +49,9 @@ type Error struct {
 	Err  error  // the cause; wraps a sentinel error
 }
 
-// Error formats the failure as "op name (url): cause".
+// Error formats the failure as "op name (url): cause". The URL is expected
+// redacted already; the whole text is passed through RedactText as well, so
+// a cause that quotes a URL (a library's error) leaks no credential either.
 func (e *Error) Error() string {
 	s := e.Op
 	if e.Name != "" {
@@ -58,7 +60,7 @@ func (e *Error) Error() string {
 	if e.URL != "" {
 		s += " (" + e.URL + ")"
 	}
-	return s + ": " + e.Err.Error()
+	return RedactText(s + ": " + e.Err.Error())
 }
 
 // Unwrap returns the cause.

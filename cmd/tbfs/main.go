@@ -433,14 +433,11 @@ func tableURLs(sts []*tableSource, geister []string) []string {
 	for _, st := range sts {
 		out = append(out, st.url)
 	}
-	return append(out, geister...)
+	for _, g := range geister {
+		out = append(out, redact(g))
+	}
+	return out
 }
 
 // redact hides credentials in a table URL for .stats and logs.
-func redact(raw string) string {
-	u, err := source.ParseURL(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return source.Redact(u)
-}
+func redact(raw string) string { return source.RedactURL(raw) }

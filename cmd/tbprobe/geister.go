@@ -115,7 +115,7 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	for _, u := range tables {
 		s, err := source.Open(ctx, u)
 		if err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister: tables %s: %v\n", u, err)
+			fmt.Fprintf(stderr, "tbprobe geister: tables %s: %v\n", source.RedactURL(u), err)
 			return 2
 		}
 		srcs = append(srcs, s)

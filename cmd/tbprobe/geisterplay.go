@@ -86,7 +86,7 @@ func runGeisterPlay(ctx context.Context, args []string, stdin io.Reader, stdout,
 		for _, u := range tables {
 			s, err := source.Open(ctx, u)
 			if err != nil {
-				fmt.Fprintf(stderr, "tbprobe geister play: tables %s: %v\n", u, err)
+				fmt.Fprintf(stderr, "tbprobe geister play: tables %s: %v\n", source.RedactURL(u), err)
 				return 2
 			}
 			srcs = append(srcs, s)

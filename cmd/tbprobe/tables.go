@@ -54,7 +54,7 @@ func (tf *tableFlags) register(fs *flag.FlagSet) {
 type tableSet struct {
 	tb     *chesstb.Tablebase
 	stacks []*stack.Stack
-	names  []string // each source's URL, for listings
+	names  []string // each source's URL, redacted, for listings and errors
 	host   *host.Host
 	// closers are further sources to close after the tablebase.
 	closers []source.Source
@@ -96,10 +96,10 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	for _, u := range tf.tables {
 		s, err := stack.Open(ctx, u, opts)
 		if err != nil {
-			return nil, fmt.Errorf("tables %s: %w", u, err)
+			return nil, fmt.Errorf("tables %s: %w", source.RedactURL(u), err)
 		}
 		ts.stacks = append(ts.stacks, s)
-		ts.names = append(ts.names, u)
+		ts.names = append(ts.names, source.RedactURL(u))
 	}
 	srcs := make([]source.Source, len(ts.stacks))
 	for i, s := range ts.stacks {
