@@ -32,9 +32,10 @@ func secretParam(name string) bool {
 	return false
 }
 
-// Redact returns u as text fit for errors, logs, listings and metrics: any
-// userinfo (a password, or a token in the user position) becomes REDACTED,
-// so do the values of credential-like query parameters, and a URL nested in
+// Redact returns u as text fit for errors, logs, listings and metrics: a
+// password is dropped (the user name stays, to say which account), a user
+// name given alone becomes REDACTED (that is where tokens go, as in
+// https://TOKEN@host), so do the values of credential-like query parameters, and a URL nested in
 // a query value (s3's endpoint=) is redacted the same way. Every other part
 // keeps its order and spelling.
 func Redact(u *url.URL) string {
@@ -43,7 +44,11 @@ func Redact(u *url.URL) string {
 	}
 	c := *u
 	if c.User != nil {
-		c.User = url.User(redacted)
+		if _, hasPassword := c.User.Password(); hasPassword {
+			c.User = url.User(c.User.Username())
+		} else {
+			c.User = url.User(redacted)
+		}
 	}
 	c.RawQuery = redactQuery(c.RawQuery)
 	if c.Fragment != "" {
