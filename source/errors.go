@@ -3,6 +3,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors. Every error a source returns matches at most one of the
@@ -32,7 +33,43 @@ var (
 	// give wrong values, so such a read fails; it always comes together
 	// with ErrPermanent, since retrying reads the same new version.
 	ErrChanged = errors.New("object changed since it was opened")
+	// ErrUnavailable means a source failed so often lately that it is not
+	// being asked at all until a back-off ends (an open circuit breaker).
+	// It matches neither ErrTransient nor ErrPermanent: retrying at once
+	// cannot help, trying again after RetryAfter may.
+	ErrUnavailable = errors.New("source unavailable after repeated failures")
 )
+
+// retryAfterError carries a server's (or a breaker's) hint of how long to
+// wait before asking again.
+type retryAfterError struct {
+	err   error
+	after time.Duration
+}
+
+func (e *retryAfterError) Error() string             { return e.err.Error() }
+func (e *retryAfterError) Unwrap() error             { return e.err }
+func (e *retryAfterError) RetryAfter() time.Duration { return e.after }
+
+// WithRetryAfter attaches a wait hint to err (an HTTP Retry-After, say);
+// the result still matches everything err matches.
+func WithRetryAfter(err error, d time.Duration) error {
+	if err == nil || d <= 0 {
+		return err
+	}
+	return &retryAfterError{err: err, after: d}
+}
+
+// RetryAfter returns the wait hint err carries, if any.
+func RetryAfter(err error) (time.Duration, bool) {
+	var h interface{ RetryAfter() time.Duration }
+	if errors.As(err, &h) {
+		if d := h.RetryAfter(); d > 0 {
+			return d, true
+		}
+	}
+	return 0, false
+}
 
 // Changed reports that an object was replaced after it was opened,
 // describing how; the result matches ErrChanged and ErrPermanent.

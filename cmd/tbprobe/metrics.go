@@ -64,6 +64,10 @@ type statusWriter struct {
 	code int
 }
 
+// Unwrap gives http.ResponseController the connection's own writer, so
+// the API can set write deadlines through this wrapper.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) WriteHeader(code int) {
 	w.code = code
 	w.ResponseWriter.WriteHeader(code)
