@@ -87,6 +87,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "tbprobe bench: give exactly one of --positions FILE or --random N (and --parallel ≥ 1)")
 		return 2
 	}
+	if n, err := clampParallel("tbprobe bench", *parallel, stderr); err == nil {
+		*parallel = n
+	}
 	var fens []string
 	if *posFile != "" {
 		var err error

@@ -94,8 +94,9 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if *parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe geister: --parallel %d: want at least 1\n", *parallel)
+	workers, err := clampParallel("tbprobe geister", *parallel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
 	if len(tables) == 0 {
@@ -130,7 +131,12 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	work := func(board string) geisterJSON { return probeGeister(ctx, tb, board, *children) }
+	work := func(in inputLine) geisterJSON {
+		if in.err != nil {
+			return geisterJSON{Board: in.text, Error: in.err.Error()}
+		}
+		return probeGeister(ctx, tb, in.text, *children)
+	}
 	emit := func(ans geisterJSON) {
 		if ans.Error != "" {
 			failed = true
@@ -142,10 +148,10 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		writeGeisterText(out, ans)
 	}
-	feed := func(submit func(string)) error {
+	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, fs.Args(), stdin, "boards", submit)
 	}
-	if err := inOrder(*parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(workers, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		failed = true
 	}
@@ -199,7 +205,7 @@ func probeGeister(ctx context.Context, tb *geister.Tablebase, board string, chil
 // its meaning, then the moves when asked for.
 func writeGeisterText(w io.Writer, ans geisterJSON) {
 	if ans.Error != "" {
-		fmt.Fprintf(w, "%s\terror: %s\n", ans.Board, ans.Error)
+		fmt.Fprintf(w, "%s\terror: %s\n", shown(ans.Board), ans.Error)
 		return
 	}
 	fmt.Fprintf(w, "%s\t%d\t%s\n", ans.Board, *ans.Value, describe(*ans.Value))

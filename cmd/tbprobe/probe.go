@@ -54,8 +54,9 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if *parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe: --parallel %d: want at least 1\n", *parallel)
+	workers, err := clampParallel("tbprobe", *parallel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		return 2
 	}
 	if opts.hmc > 1000 || opts.hmc < -1 {
@@ -77,14 +78,17 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		rep *render.Report
 		err error
 	}
-	work := func(fen string) answer {
-		rep, err := probeFEN(ctx, ts, fen, opts)
-		return answer{fen, rep, err}
+	work := func(in inputLine) answer {
+		if in.err != nil {
+			return answer{in.text, nil, in.err}
+		}
+		rep, err := probeFEN(ctx, ts, in.text, opts)
+		return answer{in.text, rep, err}
 	}
 	emit := func(a answer) {
 		if a.err != nil {
 			failed = true
-			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", a.fen, a.err)
+			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", shown(a.fen), a.err)
 			if opts.json {
 				out.Write(render.JSON(&render.Report{FEN: a.fen, Error: a.err.Error()}))
 			}
@@ -100,13 +104,13 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			out.Write(render.Text(a.rep))
 		}
 	}
-	feed := func(submit func(string)) error {
+	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, fs.Args(), stdin, "FENs", submit)
 	}
 	// Output is flushed whenever the next answer is not ready yet, so a
 	// script feeding FENs one at a time through a pipe gets each answer
 	// before it sends the next.
-	if err := inOrder(*parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(workers, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		failed = true
 	}
