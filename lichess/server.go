@@ -264,7 +264,8 @@ func replyFailure(w http.ResponseWriter, r *http.Request, err error) {
 // trying again may help (a transport hiccup, a timeout, a table server
 // not being asked for a while), else 500.
 func failureCode(err error) int {
-	if errors.Is(err, context.DeadlineExceeded) || isTransient(err) || errors.Is(err, source.ErrUnavailable) {
+	if errors.Is(err, context.DeadlineExceeded) || isTransient(err) || errors.Is(err, source.ErrUnavailable) ||
+		errors.Is(err, source.ErrChanged) { // the next try opens the new version
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

@@ -45,7 +45,7 @@ func (tf *tableFlags) register(fs *flag.FlagSet) {
 	fs.Var(&tf.cacheSize, "cache-size", "memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1GiB)")
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "directory of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
-	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location answers which tables exist")
+	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location, and a table found missing, answer which tables exist")
 	fs.StringVar(&tf.manifests, "manifests", "", "directory of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
 }
 
@@ -105,7 +105,7 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	for i, s := range ts.stacks {
 		srcs[i] = s
 	}
-	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests}
+	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests, MissingTTL: tf.metadataTTL}
 	if tf.manifests != "" && !tf.noManifests {
 		m, err := mmap.New(tf.manifests)
 		if err != nil {
