@@ -191,7 +191,7 @@ func TestBatchCorruptTableFailsAlone(t *testing.T) {
 	var fens []string
 	for i := range 5 {
 		fens = append(fens, kqk[i].FEN)
-		fens = append(fens, others[4*i:4*i+4][0].FEN, others[4*i+1].FEN, others[4*i+2].FEN, others[4*i+3].FEN)
+		fens = append(fens, others[4*i : 4*i+4][0].FEN, others[4*i+1].FEN, others[4*i+2].FEN, others[4*i+3].FEN)
 	}
 	code, _, b := fetch(t, "POST", api.URL+"/standard/batch", map[string]string{"Content-Type": "text/plain"}, strings.Join(fens, "\n"))
 	var list []answer

@@ -50,6 +50,9 @@ type Limits struct {
 	// once, summed over every batch in flight; a batch that would pass it
 	// is refused with 503 and Retry-After. Default DefaultBatchPositions.
 	BatchPositions int
+	// QueueWait is how long a batch may wait for batch work to free up
+	// before it is refused. Default DefaultQueueWait.
+	QueueWait time.Duration
 	// WriteTimeout is how long a client has to take one answer once it
 	// is ready; a slower reader's connection is closed, releasing the
 	// answer. Default DefaultWriteTimeout.
@@ -63,6 +66,7 @@ const (
 	DefaultRequests       = 64
 	DefaultBatchPositions = 4 * MaxBatchFENs
 	DefaultWriteTimeout   = 10 * time.Second
+	DefaultQueueWait      = 2 * time.Second
 )
 
 // retryAfterBusy is the Retry-After, in seconds, of a refusal for load.
@@ -99,6 +103,9 @@ func NewLimited(p Prober, observe Observer, l Limits) *Server {
 	l.BatchPositions = max(l.BatchPositions, MaxBatchFENs)
 	if l.WriteTimeout <= 0 {
 		l.WriteTimeout = DefaultWriteTimeout
+	}
+	if l.QueueWait <= 0 {
+		l.QueueWait = DefaultQueueWait
 	}
 	return &Server{p: p, observe: observe, limits: l,
 		requests: make(chan struct{}, l.Requests), batchWork: semaphore.NewWeighted(int64(l.BatchPositions))}
@@ -410,11 +417,26 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		replyError(w, r, http.StatusBadRequest, fmt.Errorf("%d FENs, at most %d per batch", len(fens), MaxBatchFENs))
 		return
 	}
-	if !s.batchWork.TryAcquire(int64(len(fens))) {
+	// A batch waits a little for work units (it holds a request slot
+	// meanwhile, so the wait is bounded too), then is refused.
+	qctx, qcancel := context.WithTimeout(r.Context(), s.limits.QueueWait)
+	err = s.batchWork.Acquire(qctx, int64(len(fens)))
+	qcancel()
+	if err != nil {
 		busy(w, r, fmt.Sprintf("%d batch positions in work", s.limits.BatchPositions))
 		return
 	}
-	defer s.batchWork.Release(int64(len(fens)))
+	// The work units are given back once the answers are in, before they
+	// are written: a client slow to read holds its request slot (bounded
+	// by the write deadline), not other batches' work.
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			s.batchWork.Release(int64(len(fens)))
+		}
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	// The positions are probed on every core at once; each answer goes to
@@ -443,6 +465,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	g.Wait()
+	release()
 	if n := failed.Load(); n > 0 && n == int64(len(fens)) {
 		replyFailure(w, r, lastErr.Load().(error))
 		return
