@@ -32,6 +32,7 @@ import (
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/breaker"
 	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/limit"
@@ -251,7 +252,9 @@ func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSourc
 	if u.Scheme == "file" {
 		return ts, nil
 	}
-	ts.top = retry.Wrap(limit.Wrap(metrics.Wrap(raw, ts.counters), cfg.maxRequests), retry.Policy{Counters: ts.counters})
+	// A remote source fails fast once dead (source/breaker), as in source/stack.
+	fast := breaker.Wrap(metrics.Wrap(raw, ts.counters), breaker.Options{URL: ts.url})
+	ts.top = retry.Wrap(limit.Wrap(fast, cfg.maxRequests), retry.Policy{Counters: ts.counters})
 	if cfg.metadataTTL > 0 {
 		ts.top = listcache.Wrap(ts.top, listcache.Options{TTL: cfg.metadataTTL})
 	}
@@ -316,7 +319,11 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	for i, st := range sts {
 		srcs[i] = st.top
 	}
-	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, srcs...)
+	missingTTL := cfg.metadataTTL
+	if missingTTL == 0 {
+		missingTTL = time.Nanosecond // --metadata-ttl 0: ask every time
+	}
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: missingTTL}, srcs...)
 	if err != nil {
 		return err
 	}
