@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,24 +20,6 @@ import (
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/listcache"
 )
-
-// fakeClock is a time that moves only when the test says so.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // kqkRows are the fixture oracle's rows of material KQK (white king and
 // queen against the black king), the material the recovery tests hide and
@@ -96,7 +77,7 @@ func TestMissingTableFoundAfterTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &fakeClock{now: time.Unix(1e9, 0)}
+	clk := testenv.NewClock(time.Unix(1e9, 0))
 	const ttl = time.Minute
 	lc := listcache.Wrap(src, listcache.Options{TTL: ttl, Now: clk.Now})
 	t.Cleanup(func() { lc.Close() })
@@ -117,7 +98,7 @@ func TestMissingTableFoundAfterTTL(t *testing.T) {
 	if _, _, a := getStandard(t, api.URL, r.FEN); a["category"] == want {
 		t.Logf("found before the TTL ended (allowed)")
 	}
-	clk.advance(ttl)
+	clk.Add(ttl)
 	for _, r := range kqkRows(t) {
 		if code, _, a := getStandard(t, api.URL, r.FEN); code != 200 || a["category"] != r.WantCategory(t) {
 			t.Errorf("%s after the TTL: status %d, category %v, want %s", r.FEN, code, a["category"], r.WantCategory(t))

@@ -7,35 +7,17 @@ import (
 	nethttptest "net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/breaker"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/retry"
 )
-
-// clock is a fake time that only moves when a test says so.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // mode is how the test server answers: a status code, or 0 to serve dir.
 type faultServer struct {
@@ -90,7 +72,7 @@ func serveFaults(t *testing.T, timeout time.Duration) (*faultServer, source.Sour
 func TestOpensAfterFailures(t *testing.T) {
 	f, src := serveFaults(t, 5*time.Second)
 	f.status.Store(http.StatusInternalServerError)
-	clk := &clock{now: time.Unix(1e9, 0)}
+	clk := testenv.NewClock(time.Unix(1e9, 0))
 	b := breaker.Wrap(src, breaker.Options{Failures: 3, Backoff: time.Second, MaxBackoff: 8 * time.Second, Now: clk.Now})
 	ctx := context.Background()
 	for i := range 3 {
@@ -110,19 +92,19 @@ func TestOpensAfterFailures(t *testing.T) {
 	if n := f.requests.Load(); n != 3 {
 		t.Fatalf("server saw %d requests, want 3: an open breaker sends none", n)
 	}
-	clk.advance(time.Second)
+	clk.Add(time.Second)
 	if _, err := b.Open(ctx, "t"); !errors.Is(err, source.ErrTransient) {
 		t.Fatalf("probe: %v, want the server's failure", err)
 	}
 	if n := f.requests.Load(); n != 4 {
 		t.Fatalf("server saw %d requests, want one probe more", n)
 	}
-	clk.advance(1500 * time.Millisecond) // less than the doubled 2s back-off
+	clk.Add(1500 * time.Millisecond) // less than the doubled 2s back-off
 	if _, err := b.Open(ctx, "t"); !errors.Is(err, source.ErrUnavailable) {
 		t.Fatalf("after a failed probe: %v, want still open", err)
 	}
 	f.status.Store(0)
-	clk.advance(time.Second)
+	clk.Add(time.Second)
 	obj, err := b.Open(ctx, "t")
 	if err != nil {
 		t.Fatalf("probe against the healed server: %v", err)
@@ -166,7 +148,7 @@ func TestRetryAfter(t *testing.T) {
 	f, src := serveFaults(t, 5*time.Second)
 	f.status.Store(http.StatusServiceUnavailable)
 	f.retry.Store("120")
-	clk := &clock{now: time.Unix(1e9, 0)}
+	clk := testenv.NewClock(time.Unix(1e9, 0))
 	b := breaker.Wrap(src, breaker.Options{Backoff: time.Second, MaxBackoff: 10 * time.Minute, Now: clk.Now})
 	ctx := context.Background()
 	if _, err := b.Open(ctx, "t"); !errors.Is(err, source.ErrTransient) {
@@ -177,11 +159,11 @@ func TestRetryAfter(t *testing.T) {
 		t.Fatalf("after Retry-After: 120: %v (hint %v), want refused for 120s", err, d)
 	}
 	f.status.Store(0)
-	clk.advance(119 * time.Second)
+	clk.Add(119 * time.Second)
 	if _, err := b.Open(ctx, "t"); !errors.Is(err, source.ErrUnavailable) {
 		t.Fatalf("at 119s: %v, want still refused", err)
 	}
-	clk.advance(time.Second)
+	clk.Add(time.Second)
 	if _, err := b.Open(ctx, "t"); err != nil {
 		t.Fatalf("at 120s: %v, want the probe to succeed", err)
 	}
@@ -229,7 +211,7 @@ func TestAnswersKeepItClosed(t *testing.T) {
 func TestDeadSourceUnderRetry(t *testing.T) {
 	f, src := serveFaults(t, 5*time.Second)
 	f.status.Store(http.StatusInternalServerError)
-	clk := &clock{now: time.Unix(1e9, 0)}
+	clk := testenv.NewClock(time.Unix(1e9, 0))
 	noSleep := func(context.Context, time.Duration) error { return nil }
 	r := retry.Wrap(breaker.Wrap(src, breaker.Options{Failures: 3, Now: clk.Now}), retry.Policy{Sleep: noSleep})
 	ctx := context.Background()
