@@ -8,11 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -59,26 +57,13 @@ func serveAbuse(tb testing.TB, bin string, batches, nonReaders int, measureStuck
 	for i := range 1000 {
 		body.WriteString(rows[i%len(rows)].FEN + "\n")
 	}
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
-	cmd.Dir = tb.TempDir()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
+	srv := spawnServe(tb, bin, nil)
+	if srv.base == "" {
+		tb.Fatalf("serve did not start: %s", srv.stderr.String())
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if err != nil || !ok {
-		tb.Fatalf("no listening line (%v): %q %s", err, line, stderr.String())
-	}
+	defer srv.stop()
+	cmd, base, stderr := srv.cmd, srv.base, srv.stderr
+	var err error
 	addr := strings.TrimPrefix(base, "http://")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: batches}, Timeout: 5 * time.Minute}
 	defer client.CloseIdleConnections()

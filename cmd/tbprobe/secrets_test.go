@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -72,28 +69,15 @@ func TestNoSecretsInOutput(t *testing.T) {
 // /metrics must not show the secret, nor may anything serve prints.
 func checkServeNoSecret(t *testing.T, u string, env []string, fen string) {
 	t.Helper()
-	cmd := exec.Command(tbprobeBin, "serve", "--listen", "127.0.0.1:0", "--tables", u)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	srv := spawnServe(t, tbprobeBin, env, "--tables", u)
 	var seen strings.Builder
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	seen.WriteString(line)
-	if base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on "); ok && err == nil {
+	if srv.base != "" {
 		for _, req := range []struct{ method, path, body string }{
 			{"GET", "/standard?fen=" + url.QueryEscape(fen), ""},
 			{"POST", "/standard/batch", fen + "\n"},
 			{"GET", "/metrics", ""},
 		} {
-			r, err := http.NewRequest(req.method, base+req.path, strings.NewReader(req.body))
+			r, err := http.NewRequest(req.method, srv.base+req.path, strings.NewReader(req.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,11 +94,11 @@ func checkServeNoSecret(t *testing.T, u string, env []string, fen string) {
 			seen.Write(body)
 		}
 		http.DefaultClient.CloseIdleConnections()
-		cmd.Process.Signal(syscall.SIGTERM)
+		srv.stop()
 	}
-	rest, _ := io.ReadAll(stdout)
+	rest, _ := io.ReadAll(srv.stdout)
 	seen.Write(rest)
-	cmd.Wait()
+	stderr := srv.stderr
 	if all := seen.String() + stderr.String(); strings.Contains(all, secret) {
 		t.Errorf("serve --tables %q leaks the secret:\n%s", u, all)
 	}
