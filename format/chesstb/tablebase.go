@@ -217,6 +217,9 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 	if r := s.done.Load(); r != nil && !tb.stale(r) {
 		return r.file, r.err
 	}
+	// A miss dates from when the lookup began: one that started before the
+	// table appeared must not be trusted for a whole TTL after it.
+	asked := tb.now()
 	f, err := tb.openTable(ctx, k, m)
 	if err != nil && (source.IsRetryable(err) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, source.ErrChanged) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -225,7 +228,7 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 	if f != nil {
 		f.forget = func() { tb.forget(key, f) }
 	}
-	s.done.Store(&slotResult{file: f, err: err, at: tb.now()})
+	s.done.Store(&slotResult{file: f, err: err, at: asked})
 	return f, err
 }
 
