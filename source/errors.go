@@ -35,8 +35,9 @@ var (
 	ErrChanged = errors.New("object changed since it was opened")
 	// ErrUnavailable means a source failed so often lately that it is not
 	// being asked at all until a back-off ends (an open circuit breaker).
-	// It matches neither ErrTransient nor ErrPermanent: retrying at once
-	// cannot help, trying again after RetryAfter may.
+	// It comes together with ErrTransient (it is a transport failure that
+	// may pass) but IsRetryable is false for it: retrying at once cannot
+	// help, trying again after RetryAfter may.
 	ErrUnavailable = errors.New("source unavailable after repeated failures")
 )
 
@@ -137,5 +138,9 @@ func Invalid(format string, args ...any) error {
 	return &kindError{kind: ErrInvalid, cause: fmt.Errorf(format, args...)}
 }
 
-// IsRetryable reports whether err is worth trying again.
-func IsRetryable(err error) bool { return errors.Is(err, ErrTransient) }
+// IsRetryable reports whether err is worth trying again at once: a
+// transient failure, unless it is a refusal of an open breaker
+// (ErrUnavailable), which stays the same until its back-off ends.
+func IsRetryable(err error) bool {
+	return errors.Is(err, ErrTransient) && !errors.Is(err, ErrUnavailable)
+}

@@ -6,7 +6,9 @@
 // timeout, or one answer carrying Retry-After) it opens, and every call
 // fails at once with source.ErrUnavailable until a back-off ends; then one
 // call is let through as a probe (half-open), which closes the breaker when
-// it succeeds and reopens it, for twice as long, when it fails.
+// it succeeds and reopens it, for twice as long, when it fails. A refusal
+// matches source.ErrTransient (a transport failure that may pass) but not
+// source.IsRetryable, so the retry wrapper above gives up at once.
 //
 // sony/gobreaker has the same three states, but its open period is one
 // fixed Timeout and its trip decision sees only counts, while this one must
@@ -137,8 +139,8 @@ func (s *Source) admit() (probe bool, err error) {
 
 // refusal is the error of a call the breaker did not let through.
 func (s *Source) refusal(wait time.Duration) error {
-	return source.WithRetryAfter(fmt.Errorf("%w: not asking for %v after: %v",
-		source.ErrUnavailable, wait.Round(time.Millisecond), s.lastErr), wait)
+	return source.WithRetryAfter(source.Transient(fmt.Errorf("%w: not asking for %v after: %v",
+		source.ErrUnavailable, wait.Round(time.Millisecond), s.lastErr)), wait)
 }
 
 // done records the outcome of a call that was let through.
