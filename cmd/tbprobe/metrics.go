@@ -129,8 +129,8 @@ func (m *serverMetrics) write(w io.Writer, ts *tableSet) {
 	st := ts.Stats()
 	var br breaker.Stats
 	var brOpen int64
-	for _, s := range ts.stacks {
-		b := s.BreakerStats()
+	for _, l := range ts.set {
+		b := l.BreakerStats()
 		br.Opens += b.Opens
 		br.Refusals += b.Refusals
 		if b.Open {
