@@ -33,11 +33,11 @@ func secretParam(name string) bool {
 }
 
 // Redact returns u as text fit for errors, logs, listings and metrics: a
-// password is dropped (the user name stays, to say which account), a user
-// name given alone becomes REDACTED (that is where tokens go, as in
+// password becomes REDACTED (the user name stays, to say which account), a
+// user name given alone becomes REDACTED (that is where tokens go, as in
 // https://TOKEN@host), so do the values of credential-like query parameters, and a URL nested in
 // a query value (s3's endpoint=) is redacted the same way. Every other part
-// keeps its order and spelling.
+// keeps its order and spelling, and redacting twice changes nothing.
 func Redact(u *url.URL) string {
 	if u == nil {
 		return ""
@@ -45,7 +45,7 @@ func Redact(u *url.URL) string {
 	c := *u
 	if c.User != nil {
 		if _, hasPassword := c.User.Password(); hasPassword {
-			c.User = url.User(c.User.Username())
+			c.User = url.UserPassword(c.User.Username(), redacted)
 		} else {
 			c.User = url.User(redacted)
 		}
@@ -109,7 +109,10 @@ func RedactText(s string) string {
 		return s
 	}
 	s = urlInText.ReplaceAllStringFunc(s, RedactURL)
-	return redactLoose(s)
+	// Userinfo only appears after a scheme, which the URLs above covered
+	// (a user name kept beside a dropped password must stay); credential
+	// parameters may also appear loose, as key=value.
+	return looseParam.ReplaceAllString(s, "${1}${2}"+redacted)
 }
 
 var (

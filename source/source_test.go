@@ -147,6 +147,9 @@ func TestRedact(t *testing.T) {
 		if strings.Contains(got, secret) {
 			t.Errorf("RedactURL(%q) = %q still holds the secret", c.in, got)
 		}
+		if again := source.RedactURL(got); again != got {
+			t.Errorf("RedactURL(%q) = %q, but redacting that again gives %q", c.in, got, again)
+		}
 		for _, k := range c.keep {
 			if !strings.Contains(got, k) {
 				t.Errorf("RedactURL(%q) = %q lost %q", c.in, got, k)
