@@ -99,6 +99,9 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 		fmt.Fprintln(stderr, "tbprobe bench: give exactly one of --positions FILE or --random N (and --parallel ≥ 1)")
 		return 2
 	}
+	if n, err := clampParallel("tbprobe bench", o.parallel, stderr); err == nil {
+		o.parallel = n
+	}
 	var fens []string
 	if o.posFile != "" {
 		var err error

@@ -98,8 +98,9 @@ func newGeisterCmd() *cobra.Command {
 // corrupt table), 2 for a usage error or tables that cannot be opened at all.
 func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tables := o.tables
-	if o.parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe geister: --parallel %d: want at least 1\n", o.parallel)
+	workers, err := clampParallel("tbprobe geister", o.parallel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
 	if len(tables) == 0 {
@@ -119,7 +120,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	for _, u := range tables {
 		s, err := source.Open(ctx, u)
 		if err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister: tables %s: %v\n", u, err)
+			fmt.Fprintf(stderr, "tbprobe geister: tables %s: %v\n", source.RedactURL(u), err)
 			return 2
 		}
 		srcs = append(srcs, s)
@@ -134,7 +135,12 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	work := func(board string) geisterJSON { return probeGeister(ctx, tb, board, o.children) }
+	work := func(in inputLine) geisterJSON {
+		if in.err != nil {
+			return geisterJSON{Board: in.text, Error: in.err.Error()}
+		}
+		return probeGeister(ctx, tb, in.text, o.children)
+	}
 	emit := func(ans geisterJSON) {
 		if ans.Error != "" {
 			failed = true
@@ -146,10 +152,10 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		}
 		writeGeisterText(out, ans)
 	}
-	feed := func(submit func(string)) error {
+	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, boards, stdin, "boards", submit)
 	}
-	if err := inOrder(o.parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(workers, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		failed = true
 	}
@@ -203,7 +209,7 @@ func probeGeister(ctx context.Context, tb *geister.Tablebase, board string, chil
 // its meaning, then the moves when asked for.
 func writeGeisterText(w io.Writer, ans geisterJSON) {
 	if ans.Error != "" {
-		fmt.Fprintf(w, "%s\terror: %s\n", ans.Board, ans.Error)
+		fmt.Fprintf(w, "%s\terror: %s\n", shown(ans.Board), ans.Error)
 		return
 	}
 	fmt.Fprintf(w, "%s\t%d\t%s\n", ans.Board, *ans.Value, describe(*ans.Value))

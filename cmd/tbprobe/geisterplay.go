@@ -97,7 +97,7 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		for _, u := range tables {
 			s, err := source.Open(ctx, u)
 			if err != nil {
-				fmt.Fprintf(stderr, "tbprobe geister play: tables %s: %v\n", u, err)
+				fmt.Fprintf(stderr, "tbprobe geister play: tables %s: %v\n", source.RedactURL(u), err)
 				return 2
 			}
 			srcs = append(srcs, s)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tbfs/tbfs/source/breaker"
 )
 
 // latencyBuckets are the upper bounds, in seconds, of the probe latency
@@ -63,6 +65,10 @@ type statusWriter struct {
 	http.ResponseWriter
 	code int
 }
+
+// Unwrap gives http.ResponseController the connection's own writer, so
+// the API can set write deadlines through this wrapper.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *statusWriter) WriteHeader(code int) {
 	w.code = code
@@ -121,6 +127,16 @@ func (m *serverMetrics) write(w io.Writer, ts *tableSet) {
 
 	used, peak := ts.tb.CacheStats()
 	st := ts.Stats()
+	var br breaker.Stats
+	var brOpen int64
+	for _, l := range ts.set {
+		b := l.BreakerStats()
+		br.Opens += b.Opens
+		br.Refusals += b.Refusals
+		if b.Open {
+			brOpen++
+		}
+	}
 	for _, c := range []struct {
 		name, help, typ string
 		v               int64
@@ -135,6 +151,9 @@ func (m *serverMetrics) write(w io.Writer, ts *tableSet) {
 		{"tbprobe_transport_bytes_total", "Bytes the transport returned.", "counter", st.Bytes},
 		{"tbprobe_transport_errors_total", "Failed transport calls.", "counter", st.Errors},
 		{"tbprobe_transport_retries_total", "Transport calls repeated after a transient failure.", "counter", st.Retries},
+		{"tbprobe_breaker_opens_total", "Times a table location's circuit breaker opened after repeated failures.", "counter", br.Opens},
+		{"tbprobe_breaker_refusals_total", "Transport calls refused at once by an open circuit breaker.", "counter", br.Refusals},
+		{"tbprobe_breaker_open", "Table locations whose circuit breaker is open now.", "gauge", brOpen},
 	} {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", c.name, c.help, c.name, c.typ, c.name, c.v)
 	}

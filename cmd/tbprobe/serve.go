@@ -27,7 +27,15 @@ does, so lichess clients, chess GUIs and bots can point at it:
 Answers are JSON, or CBOR for Accept: application/cbor; any origin may
 fetch them (CORS). Underscores may stand for spaces in FENs. The first
 line printed is the URL the server listens on. SIGINT or SIGTERM stops it:
-idle connections are closed at once, requests in flight get 5 seconds.`
+idle connections are closed at once, requests in flight get 5 seconds.
+
+Load is bounded: at most 64 API requests in flight and 4,000 batch
+positions in work; beyond that a request is refused with 503 and
+Retry-After (a batch first waits up to 2 s). A client has 10 s to read an
+answer once it is ready. In a batch each position answers for itself: one
+whose table cannot be read gets {"fen", "error", "status"}. A table
+location that keeps failing is not asked again for a back-off (circuit
+breaker): its positions get 503 with Retry-After at once.`
 
 // shutdownGrace is how long requests in flight may take after a stop signal.
 const shutdownGrace = 5 * time.Second

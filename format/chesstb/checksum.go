@@ -256,6 +256,8 @@ func (g *checksumGate) wait(ctx context.Context) error {
 // for the check and returns its failure, naming the file.
 func (t *tableFile) trusted(ctx context.Context) error {
 	if err := t.gate.wait(ctx); err != nil {
+		// A replaced object fails its check for good: reopen it next time.
+		t.checkChanged(err)
 		var fe *FileError
 		if errors.As(err, &fe) {
 			return err

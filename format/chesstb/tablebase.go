@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tbfs/tbfs/source"
 )
@@ -37,7 +38,19 @@ type Options struct {
 	RequireManifest bool
 	// NoManifests ignores manifests altogether (for writing new ones).
 	NoManifests bool
+	// MissingTTL is how long "no source has this table" is remembered
+	// before the sources are asked again, so a table that a mirror
+	// briefly lacked (a 404 during an upload) is found again in a
+	// long-running server. Zero means DefaultMissingTTL; negative, for
+	// the life of the Tablebase. (The sources may cache misses too: see
+	// source/listcache, whose TTL front ends set to the same value.)
+	MissingTTL time.Duration
+	// Now tells the time for MissingTTL; nil means time.Now.
+	Now func() time.Time
 }
+
+// DefaultMissingTTL is MissingTTL's default, listcache.DefaultTTL's twin.
+const DefaultMissingTTL = 5 * time.Minute
 
 // Tablebase answers probes from the chesstb tables found in its sources. It
 // is safe for concurrent use.
@@ -69,6 +82,49 @@ type tableSlot struct {
 type slotResult struct {
 	file *tableFile
 	err  error
+	at   time.Time // when a table was found missing
+}
+
+// stale reports whether r is a remembered miss older than MissingTTL.
+func (tb *Tablebase) stale(r *slotResult) bool {
+	ttl := tb.opts.MissingTTL
+	if r.file != nil || ttl < 0 || !errors.Is(r.err, ErrNoTable) {
+		return false
+	}
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
+	return tb.now().Sub(r.at) >= ttl
+}
+
+func (tb *Tablebase) now() time.Time {
+	if tb.opts.Now != nil {
+		return tb.opts.Now()
+	}
+	return time.Now()
+}
+
+// forget drops f from the slot of key when the slot still holds it, drops
+// its decoded blocks and closes it: its object was replaced, and the next
+// probe that wants the table opens the new version.
+func (tb *Tablebase) forget(key tableKey, f *tableFile) {
+	tb.mu.RLock()
+	s := tb.tables[key]
+	tb.mu.RUnlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	r := s.done.Load()
+	dropped := r != nil && r.file == f
+	if dropped {
+		s.done.Store(nil)
+	}
+	s.mu.Unlock()
+	if dropped {
+		tb.cache.dropFile(f.id)
+		f.obj.Close()
+	}
 }
 
 // Open returns a Tablebase over srcs, searched in order: for each table the
@@ -159,19 +215,26 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		}
 		tb.mu.Unlock()
 	}
-	if r := s.done.Load(); r != nil {
+	if r := s.done.Load(); r != nil && !tb.stale(r) {
 		return r.file, r.err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.done.Load(); r != nil {
+	if r := s.done.Load(); r != nil && !tb.stale(r) {
 		return r.file, r.err
 	}
+	// A miss dates from when the lookup began: one that started before the
+	// table appeared must not be trusted for a whole TTL after it.
+	asked := tb.now()
 	f, err := tb.openTable(ctx, k, m)
-	if err != nil && (source.IsRetryable(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	if err != nil && (source.IsRetryable(err) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, source.ErrChanged) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return nil, err
 	}
-	s.done.Store(&slotResult{file: f, err: err})
+	if f != nil {
+		f.forget = func() { tb.forget(key, f) }
+	}
+	s.done.Store(&slotResult{file: f, err: err, at: asked})
 	return f, err
 }
 
