@@ -161,7 +161,7 @@ func TestReadmeAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"chess/<FEN>", "tables/", "/srv/tables", "s3://user@bucket/chesstb"} {
+	for _, want := range []string{"chess/<FEN>", "tables/", "/srv/tables", "s3://user:REDACTED@bucket/chesstb"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q:\n%s", want, readme)
 		}

@@ -61,13 +61,4 @@ Tables:
 }
 
 // redactURL hides credentials in a table URL before it is shown.
-func redactURL(raw string) string {
-	u, err := source.ParseURL(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	if u.Scheme == "file" && u.Host == "" && u.User == nil {
-		return raw
-	}
-	return source.Redact(u)
-}
+func redactURL(raw string) string { return source.RedactURL(raw) }

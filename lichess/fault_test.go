@@ -1,19 +1,24 @@
 package lichess_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	nethttptest "net/http/httptest"
 	"net/url"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/lichess"
+	"github.com/tbfs/tbfs/source/breaker"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/retry"
+	"github.com/tbfs/tbfs/source/stack"
 )
 
 // TestTransportFailureIsServerError reads the fixture tables over real HTTP
@@ -61,4 +66,55 @@ func TestTransportFailureIsServerError(t *testing.T) {
 	if code != 200 || cbor.Unmarshal(b, &a) != nil || a["category"] != "win" {
 		t.Errorf("after recovery: status %d, %v", code, a)
 	}
+}
+
+// TestDeadSourceFailsFast: over source/stack (with its circuit breaker), a
+// table server answering 500 costs the first request its few attempts;
+// every later request is refused with 503 and a Retry-After (RFC 9110
+// §10.2.3), without asking the dead server again. Arbiter: the server's
+// own request count. Calls admitted before the breaker opened may still be
+// in flight after the first answer, but with 4 requests in flight at most
+// (MaxRequests) and 3 failures opening the breaker, no more than 3+4 ever
+// reach the server, however the calls interleave; without the breaker
+// every request would cost at least 4 attempts.
+func TestDeadSourceFailsFast(t *testing.T) {
+	var requests atomic.Int64
+	tables := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	t.Cleanup(tables.Close)
+	st, err := stack.Open(context.Background(), tables.URL+"/", stack.Options{
+		Retry: retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }},
+		// An hour's back-off: no half-open probe can fall inside the test,
+		// however slow the machine.
+		Breaker:     breaker.Options{Backoff: time.Hour, Failures: 3},
+		MaxRequests: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	tb, err := chesstb.Open(chesstb.Options{}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	api := nethttptest.NewServer(lichess.New(tb, nil).Handler())
+	t.Cleanup(api.Close)
+	const fen = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
+	code, _, b := fetch(t, "GET", api.URL+"/standard?fen="+url.QueryEscape(fen), nil, "")
+	if code != 503 {
+		t.Fatalf("first request: %d %s, want 503", code, b)
+	}
+	for range 50 {
+		code, h, b := fetch(t, "GET", api.URL+"/standard?fen="+url.QueryEscape(fen), nil, "")
+		if code != 503 || h.Get("Retry-After") == "" {
+			t.Fatalf("later request: %d, Retry-After %q, %s", code, h.Get("Retry-After"), b)
+		}
+	}
+	if n := requests.Load(); n > 3+4 {
+		t.Errorf("51 requests asked the dead server %d times, want at most 7", n)
+	}
+	t.Logf("51 requests asked the dead server %d times", requests.Load())
 }

@@ -98,7 +98,7 @@ func (s *Server) mainline(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, errOutside):
 			replyError(w, r, http.StatusNotFound, err)
 		case err != nil:
-			replyError(w, r, failureCode(err), err)
+			replyFailure(w, r, err)
 		default:
 			reply(w, r, http.StatusOK, ml)
 		}

@@ -26,7 +26,10 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		// A backstop: API requests set their own write deadlines (see
+		// Limits.WriteTimeout), everything else must be written by then.
+		WriteTimeout: 2 * requestTimeout,
+		IdleTimeout:  2 * time.Minute,
 		// In-flight requests keep their context through the grace period.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ConnState: func(c net.Conn, st http.ConnState) {

@@ -18,11 +18,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/source"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 )
 
 // Limits that keep one request from occupying the server.
@@ -36,6 +39,39 @@ const (
 	requestTimeout = 60 * time.Second
 )
 
+// Limits bound what the server holds at once, so abuse (many concurrent
+// batches, clients that never read their answers) meets a refusal, not an
+// ever larger heap. The zero value of each field means its default.
+type Limits struct {
+	// Requests is how many API requests may be in flight at once; more
+	// are refused with 503 and Retry-After. Default DefaultRequests.
+	Requests int
+	// BatchPositions is how many positions of batches may be in work at
+	// once, summed over every batch in flight; a batch that would pass it
+	// is refused with 503 and Retry-After. Default DefaultBatchPositions.
+	BatchPositions int
+	// QueueWait is how long a batch may wait for batch work to free up
+	// before it is refused. Default DefaultQueueWait.
+	QueueWait time.Duration
+	// WriteTimeout is how long a client has to take one answer once it
+	// is ready; a slower reader's connection is closed, releasing the
+	// answer. Default DefaultWriteTimeout.
+	WriteTimeout time.Duration
+}
+
+// Defaults of Limits. A batch's answers take some kilobytes per position
+// in memory, so DefaultBatchPositions bounds batch work to tens of MiB; a
+// request in flight holds at most one body (maxBatchBytes) while reading it.
+const (
+	DefaultRequests       = 64
+	DefaultBatchPositions = 4 * MaxBatchFENs
+	DefaultWriteTimeout   = 10 * time.Second
+	DefaultQueueWait      = 2 * time.Second
+)
+
+// retryAfterBusy is the Retry-After, in seconds, of a refusal for load.
+const retryAfterBusy = "1"
+
 // Observer is told how each probe of a request went, for metrics: its
 // duration, whether the position was outside the tables, and the error
 // when the tables could not be read.
@@ -43,17 +79,63 @@ type Observer func(d time.Duration, outside bool, err error)
 
 // Server answers the API from one prober.
 type Server struct {
-	p       Prober
-	observe Observer
+	p         Prober
+	observe   Observer
+	limits    Limits
+	requests  chan struct{}       // a token per request in flight
+	batchWork *semaphore.Weighted // a unit per batch position in work
 }
 
-// New returns a server over p; observe may be nil.
-func New(p Prober, observe Observer) *Server {
+// New returns a server over p with the default Limits; observe may be nil.
+func New(p Prober, observe Observer) *Server { return NewLimited(p, observe, Limits{}) }
+
+// NewLimited is New with explicit limits.
+func NewLimited(p Prober, observe Observer, l Limits) *Server {
 	if observe == nil {
 		observe = func(time.Duration, bool, error) {}
 	}
-	return &Server{p: p, observe: observe}
+	if l.Requests <= 0 {
+		l.Requests = DefaultRequests
+	}
+	if l.BatchPositions <= 0 {
+		l.BatchPositions = DefaultBatchPositions
+	}
+	l.BatchPositions = max(l.BatchPositions, MaxBatchFENs)
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = DefaultWriteTimeout
+	}
+	if l.QueueWait <= 0 {
+		l.QueueWait = DefaultQueueWait
+	}
+	return &Server{p: p, observe: observe, limits: l,
+		requests: make(chan struct{}, l.Requests), batchWork: semaphore.NewWeighted(int64(l.BatchPositions))}
 }
+
+// busy refuses a request for load: 503 with Retry-After.
+func busy(w http.ResponseWriter, r *http.Request, why string) {
+	w.Header().Set("Retry-After", retryAfterBusy)
+	replyError(w, r, http.StatusServiceUnavailable, errors.New("server busy: "+why+"; try again later"))
+}
+
+// limited admits a request when a slot is free, else refuses it at once.
+func (s *Server) limited(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.requests <- struct{}{}:
+		default:
+			busy(w, r, fmt.Sprintf("%d requests in flight", cap(s.requests)))
+			return
+		}
+		defer func() { <-s.requests }()
+		// A client has WriteTimeout to take the answer once it is ready
+		// (see reply); until then the request timeout bounds the work.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(requestTimeout + s.limits.WriteTimeout))
+		h(w, r.WithContext(context.WithValue(r.Context(), writeTimeoutKey{}, s.limits.WriteTimeout)))
+	}
+}
+
+// writeTimeoutKey carries the server's WriteTimeout to reply.
+type writeTimeoutKey struct{}
 
 // Handler routes the API: GET /standard, GET /standard/mainline, POST
 // /standard/batch, and OPTIONS on each for CORS preflight. Every answer
@@ -61,9 +143,9 @@ func New(p Prober, observe Observer) *Server {
 // the tablebase cross-origin.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /standard", s.standard)
-	mux.HandleFunc("GET /standard/mainline", s.mainline)
-	mux.HandleFunc("POST /standard/batch", s.batch)
+	mux.HandleFunc("GET /standard", s.limited(s.standard))
+	mux.HandleFunc("GET /standard/mainline", s.limited(s.mainline))
+	mux.HandleFunc("POST /standard/batch", s.limited(s.batch))
 	for _, p := range []string{"/standard", "/standard/mainline", "/standard/batch"} {
 		mux.HandleFunc("OPTIONS "+p, preflight)
 	}
@@ -155,6 +237,11 @@ func reply(w http.ResponseWriter, r *http.Request, code int, v any) {
 		b, _ = json.Marshal(errorBody{err.Error()})
 	}
 	w.Header().Set("Content-Type", ctype)
+	if d, ok := r.Context().Value(writeTimeoutKey{}).(time.Duration); ok {
+		// A client that does not read its answer within d loses the
+		// connection, and the server the answer's memory.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+	}
 	w.WriteHeader(code)
 	w.Write(b)
 }
@@ -170,10 +257,22 @@ func replyError(w http.ResponseWriter, r *http.Request, code int, err error) {
 	reply(w, r, code, errorBody{err.Error()})
 }
 
+// replyFailure answers a failure to read the tables with failureCode's
+// status, and a Retry-After when the failure names one (a table server's
+// own, or an open circuit breaker's).
+func replyFailure(w http.ResponseWriter, r *http.Request, err error) {
+	if d, ok := source.RetryAfter(err); ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(max(d.Round(time.Second), time.Second)/time.Second), 10))
+	}
+	replyError(w, r, failureCode(err), err)
+}
+
 // failureCode is the status for a failure to read the tables: 503 when
-// trying again may help (a transport hiccup, a timeout), else 500.
+// trying again may help (a transport hiccup, a timeout, a table server
+// not being asked for a while), else 500.
 func failureCode(err error) int {
-	if errors.Is(err, context.DeadlineExceeded) || isTransient(err) {
+	if errors.Is(err, context.DeadlineExceeded) || isTransient(err) || errors.Is(err, source.ErrUnavailable) ||
+		errors.Is(err, source.ErrChanged) { // the next try opens the new version
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
@@ -214,7 +313,7 @@ func (s *Server) standard(w http.ResponseWriter, r *http.Request) {
 	s.withPosition(w, r, func(ctx context.Context, pos *chess.Position) {
 		a, err := s.answer(ctx, pos)
 		if err != nil {
-			replyError(w, r, failureCode(err), err)
+			replyFailure(w, r, err)
 			return
 		}
 		reply(w, r, http.StatusOK, a)
@@ -245,17 +344,26 @@ type batchEntry struct {
 	*Answer
 	FEN   string `json:"fen,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Status is, for a position whose tables could not be read, the
+	// status a single request for it would have had (503 or 500); zero
+	// for a bad FEN.
+	Status int `json:"status,omitempty"`
 }
 
-// MarshalJSON writes the answer when there is one, else fen and error.
+// failedEntry is the wire form of an entry without an answer.
+type failedEntry struct {
+	FEN    string `json:"fen"`
+	Error  string `json:"error"`
+	Status int    `json:"status,omitempty"`
+}
+
+// MarshalJSON writes the answer when there is one, else fen and error
+// (and the status of a table failure).
 func (e batchEntry) MarshalJSON() ([]byte, error) {
 	if e.Answer != nil {
 		return json.Marshal(e.Answer)
 	}
-	return json.Marshal(struct {
-		FEN   string `json:"fen"`
-		Error string `json:"error"`
-	}{e.FEN, e.Error})
+	return json.Marshal(failedEntry{e.FEN, e.Error, e.Status})
 }
 
 // MarshalCBOR is MarshalJSON's CBOR twin.
@@ -263,15 +371,14 @@ func (e batchEntry) MarshalCBOR() ([]byte, error) {
 	if e.Answer != nil {
 		return cbor.Marshal(e.Answer)
 	}
-	return cbor.Marshal(struct {
-		FEN   string `json:"fen"`
-		Error string `json:"error"`
-	}{e.FEN, e.Error})
+	return cbor.Marshal(failedEntry{e.FEN, e.Error, e.Status})
 }
 
 // batch answers many FENs (JSON {"fens": [...]} or one per line) in order.
-// A bad FEN gets an entry with its error, not a failed request; a failure
-// to read the tables fails the request.
+// Each position answers for itself: a bad FEN, or one whose table cannot be
+// read (a corrupt table, a failing transport), gets an entry with its error,
+// and the others their answers. Only when every position failed to read
+// its tables does the request fail as a whole, as a single position would.
 func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBatchBytes+1))
 	if err != nil {
@@ -310,13 +417,35 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		replyError(w, r, http.StatusBadRequest, fmt.Errorf("%d FENs, at most %d per batch", len(fens), MaxBatchFENs))
 		return
 	}
+	// A batch waits a little for work units (it holds a request slot
+	// meanwhile, so the wait is bounded too), then is refused.
+	qctx, qcancel := context.WithTimeout(r.Context(), s.limits.QueueWait)
+	err = s.batchWork.Acquire(qctx, int64(len(fens)))
+	qcancel()
+	if err != nil {
+		busy(w, r, fmt.Sprintf("%d batch positions in work", s.limits.BatchPositions))
+		return
+	}
+	// The work units are given back once the answers are in, before they
+	// are written: a client slow to read holds its request slot (bounded
+	// by the write deadline), not other batches' work.
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			s.batchWork.Release(int64(len(fens)))
+		}
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	// The positions are probed on every core at once; each answer goes to
 	// its own slot, which keeps the input order.
 	out := make([]batchEntry, len(fens))
-	g, gctx := errgroup.WithContext(ctx)
+	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
+	var failed atomic.Int64
+	var lastErr atomic.Value
 	for i, fen := range fens {
 		g.Go(func() error {
 			pos, err := chess.ParseFEN(fen)
@@ -324,16 +453,21 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 				out[i] = batchEntry{FEN: fen, Error: err.Error()}
 				return nil
 			}
-			a, err := s.answer(gctx, &pos)
+			a, err := s.answer(ctx, &pos)
 			if err != nil {
-				return fmt.Errorf("%s: %w", fen, err)
+				failed.Add(1)
+				lastErr.Store(fmt.Errorf("%s: %w", fen, err))
+				out[i] = batchEntry{FEN: fen, Error: err.Error(), Status: failureCode(err)}
+				return nil
 			}
 			out[i] = batchEntry{Answer: a}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		replyError(w, r, failureCode(err), err)
+	g.Wait()
+	release()
+	if n := failed.Load(); n > 0 && n == int64(len(fens)) {
+		replyFailure(w, r, lastErr.Load().(error))
 		return
 	}
 	reply(w, r, http.StatusOK, out)

@@ -3,6 +3,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors. Every error a source returns matches at most one of the
@@ -32,7 +33,44 @@ var (
 	// give wrong values, so such a read fails; it always comes together
 	// with ErrPermanent, since retrying reads the same new version.
 	ErrChanged = errors.New("object changed since it was opened")
+	// ErrUnavailable means a source failed so often lately that it is not
+	// being asked at all until a back-off ends (an open circuit breaker).
+	// It comes together with ErrTransient (it is a transport failure that
+	// may pass) but IsRetryable is false for it: retrying at once cannot
+	// help, trying again after RetryAfter may.
+	ErrUnavailable = errors.New("source unavailable after repeated failures")
 )
+
+// retryAfterError carries a server's (or a breaker's) hint of how long to
+// wait before asking again.
+type retryAfterError struct {
+	err   error
+	after time.Duration
+}
+
+func (e *retryAfterError) Error() string             { return e.err.Error() }
+func (e *retryAfterError) Unwrap() error             { return e.err }
+func (e *retryAfterError) RetryAfter() time.Duration { return e.after }
+
+// WithRetryAfter attaches a wait hint to err (an HTTP Retry-After, say);
+// the result still matches everything err matches.
+func WithRetryAfter(err error, d time.Duration) error {
+	if err == nil || d <= 0 {
+		return err
+	}
+	return &retryAfterError{err: err, after: d}
+}
+
+// RetryAfter returns the wait hint err carries, if any.
+func RetryAfter(err error) (time.Duration, bool) {
+	var h interface{ RetryAfter() time.Duration }
+	if errors.As(err, &h) {
+		if d := h.RetryAfter(); d > 0 {
+			return d, true
+		}
+	}
+	return 0, false
+}
 
 // Changed reports that an object was replaced after it was opened,
 // describing how; the result matches ErrChanged and ErrPermanent.
@@ -49,7 +87,9 @@ type Error struct {
 	Err  error  // the cause; wraps a sentinel error
 }
 
-// Error formats the failure as "op name (url): cause".
+// Error formats the failure as "op name (url): cause". The URL is expected
+// redacted already; the whole text is passed through RedactText as well, so
+// a cause that quotes a URL (a library's error) leaks no credential either.
 func (e *Error) Error() string {
 	s := e.Op
 	if e.Name != "" {
@@ -58,7 +98,7 @@ func (e *Error) Error() string {
 	if e.URL != "" {
 		s += " (" + e.URL + ")"
 	}
-	return s + ": " + e.Err.Error()
+	return RedactText(s + ": " + e.Err.Error())
 }
 
 // Unwrap returns the cause.
@@ -98,5 +138,9 @@ func Invalid(format string, args ...any) error {
 	return &kindError{kind: ErrInvalid, cause: fmt.Errorf(format, args...)}
 }
 
-// IsRetryable reports whether err is worth trying again.
-func IsRetryable(err error) bool { return errors.Is(err, ErrTransient) }
+// IsRetryable reports whether err is worth trying again at once: a
+// transient failure, unless it is a refusal of an open breaker
+// (ErrUnavailable), which stays the same until its back-off ends.
+func IsRetryable(err error) bool {
+	return errors.Is(err, ErrTransient) && !errors.Is(err, ErrUnavailable)
+}

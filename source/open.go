@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"sort"
 	"strings"
@@ -73,38 +74,17 @@ func ParseURL(rawURL string) (*url.URL, error) {
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, &Error{Op: "open source", Err: Invalid("bad source URL: %v", err)}
+		// url.Parse quotes the whole URL in its error, credentials included;
+		// keep only the reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, &Error{Op: "open source", URL: RedactURL(rawURL), Err: Invalid("bad source URL: %v", err)}
 	}
 	if u.Scheme == "" {
-		return nil, &Error{Op: "open source", Err: Invalid("source URL %q has no scheme", rawURL)}
+		return nil, &Error{Op: "open source", URL: Redact(u), Err: Invalid("source URL has no scheme")}
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	return u, nil
-}
-
-// Redact returns u as text with any password or secret query parameters
-// replaced, fit for error messages and logs.
-func Redact(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	c := *u
-	if c.User != nil {
-		c.User = url.User(c.User.Username())
-	}
-	q := c.Query()
-	changed := false
-	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "secret") || strings.Contains(lk, "token") ||
-			strings.Contains(lk, "password") || strings.Contains(lk, "key") ||
-			strings.Contains(lk, "signature") || strings.Contains(lk, "credential") {
-			q.Set(k, "REDACTED")
-			changed = true
-		}
-	}
-	if changed {
-		c.RawQuery = q.Encode()
-	}
-	return c.String()
 }

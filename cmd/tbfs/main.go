@@ -284,7 +284,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	}
 	defer gsts.Close()
 	srcs := sts.Sources()
-	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, srcs...)
+	// --metadata-ttl also bounds how long a missing table is remembered
+	// (0: stack's default, as for the listing).
+	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}, srcs...)
 	if err != nil {
 		return err
 	}

@@ -99,8 +99,9 @@ func newGeisterCmd() *cobra.Command {
 // corrupt table), 2 for a usage error or tables that cannot be opened at all.
 func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tables := o.tables
-	if o.parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe geister: --parallel %d: want at least 1\n", o.parallel)
+	workers, err := clampParallel("tbprobe geister", o.parallel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
 	tb, err := openGeister(ctx, tables)
@@ -113,7 +114,12 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	work := func(board string) geisterJSON { return probeGeister(ctx, tb.Tablebase, board, o.children) }
+	work := func(in inputLine) geisterJSON {
+		if in.err != nil {
+			return geisterJSON{Board: in.text, Error: in.err.Error()}
+		}
+		return probeGeister(ctx, tb.Tablebase, in.text, o.children)
+	}
 	emit := func(ans geisterJSON) {
 		if ans.Error != "" {
 			failed = true
@@ -125,10 +131,10 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		}
 		writeGeisterText(out, ans)
 	}
-	feed := func(submit func(string)) error {
+	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, boards, stdin, "boards", submit)
 	}
-	if err := inOrder(o.parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(workers, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		failed = true
 	}
@@ -182,7 +188,7 @@ func probeGeister(ctx context.Context, tb *geister.Tablebase, board string, chil
 // its meaning, then the moves when asked for.
 func writeGeisterText(w io.Writer, ans geisterJSON) {
 	if ans.Error != "" {
-		fmt.Fprintf(w, "%s\terror: %s\n", ans.Board, ans.Error)
+		fmt.Fprintf(w, "%s\terror: %s\n", shown(ans.Board), ans.Error)
 		return
 	}
 	fmt.Fprintf(w, "%s\t%d\t%s\n", ans.Board, *ans.Value, describe(*ans.Value))
@@ -225,7 +231,7 @@ func openGeister(ctx context.Context, urls []string) (*geisterTables, error) {
 		s, err := source.Open(ctx, u)
 		if err != nil {
 			closeAll()
-			return nil, fmt.Errorf("tables %s: %w", u, err)
+			return nil, fmt.Errorf("tables %s: %w", source.RedactURL(u), err)
 		}
 		srcs = append(srcs, s)
 	}

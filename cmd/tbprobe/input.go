@@ -3,47 +3,78 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // maxInputLine bounds one line of standard input (a FEN or a board), so a
 // stream without newlines cannot grow memory without limit.
 const maxInputLine = 1 << 20
 
+// inputLine is one input (an argument or a line of stdin), or, when err is
+// set, a line that could not be taken (too long), so that line alone fails.
+type inputLine struct {
+	text string
+	err  error
+}
+
 // eachInput calls answer for every argument, or, with no arguments, for
 // every non-empty line of stdin that is not a '#' comment, as each line
-// arrives (streaming: nothing is collected first). It stops early when ctx
-// ends. The error says what stopped the stream: a read failure (named by
-// what, such as "FENs") or the context's error; nil after a complete run.
-func eachInput(ctx context.Context, args []string, stdin io.Reader, what string, answer func(string)) error {
+// arrives (streaming: nothing is collected first). A line over
+// maxInputLine bytes is skipped to its end and handed on with an error, so
+// it fails alone and the lines after it are still answered. It stops early
+// when ctx ends. The error says what stopped the stream: a read failure
+// (named by what, such as "FENs") or the context's error; nil after a
+// complete run.
+func eachInput(ctx context.Context, args []string, stdin io.Reader, what string, answer func(inputLine)) error {
 	if len(args) > 0 {
 		for _, a := range args {
 			if ctx.Err() != nil {
 				break
 			}
-			answer(a)
+			answer(inputLine{text: a})
 		}
 		return ctx.Err()
 	}
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 4096), maxInputLine)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	r := bufio.NewReaderSize(stdin, maxInputLine)
+	for n := 1; ; n++ {
+		raw, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			head := string(raw[:64])
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			answer(inputLine{text: head + "…", err: fmt.Errorf("line %d is over %d bytes; skipped", n, maxInputLine)})
+		} else if line := strings.TrimSpace(string(raw)); line != "" && !strings.HasPrefix(line, "#") {
+			answer(inputLine{text: line})
 		}
-		answer(line)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if err == io.EOF {
+			return ctx.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", what, err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading %s: %w", what, err)
+}
+
+// shown is input text as it may go into messages: verbatim when every
+// character is printable, else quoted, so escape codes in the input reach a
+// terminal as text, never as commands.
+func shown(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
 	}
-	return ctx.Err()
+	return s
 }
 
 // inOrder runs work on each input that feed submits, on up to workers
@@ -54,9 +85,9 @@ func eachInput(ctx context.Context, args []string, stdin io.Reader, what string,
 // inOrder calls idle (the caller flushes its output there): a client that
 // sends one line and waits for its answer is never left waiting on a
 // buffer. The error is feed's.
-func inOrder[R any](workers int, feed func(submit func(string)) error, work func(string) R, emit func(R), idle func()) error {
+func inOrder[I, R any](workers int, feed func(submit func(I)) error, work func(I) R, emit func(R), idle func()) error {
 	if workers <= 1 {
-		err := feed(func(in string) {
+		err := feed(func(in I) {
 			emit(work(in))
 			idle()
 		})
@@ -64,7 +95,7 @@ func inOrder[R any](workers int, feed func(submit func(string)) error, work func
 		return err
 	}
 	type job struct {
-		in  string
+		in  I
 		out chan R
 	}
 	jobs := make(chan job)
@@ -81,7 +112,7 @@ func inOrder[R any](workers int, feed func(submit func(string)) error, work func
 	}
 	feedErr := make(chan error, 1)
 	go func() {
-		err := feed(func(in string) {
+		err := feed(func(in I) {
 			out := make(chan R, 1)
 			pending <- out
 			jobs <- job{in, out}
@@ -116,4 +147,25 @@ func receive[T any](ch <-chan T, idle func()) (T, bool) {
 		v, ok := <-ch
 		return v, ok
 	}
+}
+
+// MaxParallel is the most workers --parallel gets. Each worker holds one
+// position's probe (a few KiB) and the output may run 16 answers per
+// worker behind, so 256 bound a batch to some MiB; more would add no speed
+// (a remote source takes 32 requests at once by default, a local one is
+// bound by the cores) but could exhaust memory: --parallel 100000000 once
+// grew to 24 GB.
+const MaxParallel = 256
+
+// clampParallel checks a --parallel value: below 1 is an error; above
+// MaxParallel is lowered to it, saying so on stderr.
+func clampParallel(cmd string, n int, stderr io.Writer) (int, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("--parallel %d: want at least 1", n)
+	}
+	if n > MaxParallel {
+		fmt.Fprintf(stderr, "%s: --parallel %d: using %d, the most workers a batch gets\n", cmd, n, MaxParallel)
+		return MaxParallel, nil
+	}
+	return n, nil
 }

@@ -62,8 +62,9 @@ func newProbeCmd() *cobra.Command {
 
 // runProbe implements the main job and returns the exit status.
 func runProbe(ctx context.Context, tf *tableFlags, opts probeOptions, parallel int, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe: --parallel %d: want at least 1\n", parallel)
+	workers, err := clampParallel("tbprobe", parallel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		return 2
 	}
 	if opts.hmc > 1000 || opts.hmc < -1 {
@@ -85,14 +86,17 @@ func runProbe(ctx context.Context, tf *tableFlags, opts probeOptions, parallel i
 		rep *render.Report
 		err error
 	}
-	work := func(fen string) answer {
-		rep, err := probeFEN(ctx, ts, fen, opts)
-		return answer{fen, rep, err}
+	work := func(in inputLine) answer {
+		if in.err != nil {
+			return answer{in.text, nil, in.err}
+		}
+		rep, err := probeFEN(ctx, ts, in.text, opts)
+		return answer{in.text, rep, err}
 	}
 	emit := func(a answer) {
 		if a.err != nil {
 			failed = true
-			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", a.fen, a.err)
+			fmt.Fprintf(stderr, "tbprobe: %s: %v\n", shown(a.fen), a.err)
 			if opts.json {
 				out.Write(render.JSON(&render.Report{FEN: a.fen, Error: a.err.Error()}))
 			}
@@ -108,13 +112,13 @@ func runProbe(ctx context.Context, tf *tableFlags, opts probeOptions, parallel i
 			out.Write(render.Text(a.rep))
 		}
 	}
-	feed := func(submit func(string)) error {
+	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, args, stdin, "FENs", submit)
 	}
 	// Output is flushed whenever the next answer is not ready yet, so a
 	// script feeding FENs one at a time through a pipe gets each answer
 	// before it sends the next.
-	if err := inOrder(parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(workers, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		failed = true
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/promserve"
 	"github.com/tbfs/tbfs/lichess"
+	"github.com/tbfs/tbfs/source/breaker"
 	"github.com/tbfs/tbfs/source/metrics"
 )
 
@@ -33,6 +34,14 @@ Answers are JSON, or CBOR for Accept: application/cbor; any origin may
 fetch them (CORS). Underscores may stand for spaces in FENs. The first
 line printed is the URL the server listens on. SIGINT or SIGTERM stops it:
 idle connections are closed at once, requests in flight get 5 seconds.
+
+Load is bounded: at most 64 API requests in flight and 4,000 batch
+positions in work; beyond that a request is refused with 503 and
+Retry-After (a batch first waits up to 2 s). A client has 10 s to read an
+answer once it is ready. In a batch each position answers for itself: one
+whose table cannot be read gets {"fen", "error", "status"}. A table
+location that keeps failing is not asked again for a back-off (circuit
+breaker): its positions get 503 with Retry-After at once.
 
 Every request is logged to standard error (log/slog text: method, path,
 status, duration, bytes; never headers, query strings or credentials).
@@ -151,4 +160,27 @@ func registerTableMetrics(m *promserve.Metrics, ts *tableSet) {
 	} {
 		m.Counter(c.name, c.help, stat(c.v))
 	}
+	breakers := func() (sum breaker.Stats, open int) {
+		for _, l := range ts.set {
+			b := l.BreakerStats()
+			sum.Opens += b.Opens
+			sum.Refusals += b.Refusals
+			if b.Open {
+				open++
+			}
+		}
+		return sum, open
+	}
+	m.Counter("tbprobe_breaker_opens_total", "Times a table location's circuit breaker opened after repeated failures.", func() float64 {
+		b, _ := breakers()
+		return float64(b.Opens)
+	})
+	m.Counter("tbprobe_breaker_refusals_total", "Transport calls refused at once by an open circuit breaker.", func() float64 {
+		b, _ := breakers()
+		return float64(b.Refusals)
+	})
+	m.Gauge("tbprobe_breaker_open", "Table locations whose circuit breaker is open now.", func() float64 {
+		_, open := breakers()
+		return float64(open)
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"reflect"
 	"sort"
@@ -27,17 +28,7 @@ import (
 // the test ends, and must exit cleanly.
 func startServe(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(tbprobeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Dir = t.TempDir()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	srv := spawnServe(t, tbprobeBin, nil, args...)
 	t.Cleanup(func() {
 		// The client may hold a connection it dialed but never used (a
 		// request that found another connection free first); the server
@@ -45,20 +36,64 @@ func startServe(t *testing.T, args ...string) string {
 		// its whole shutdown allowance. Closing the client's idle
 		// connections first leaves only real requests to wait for.
 		http.DefaultClient.CloseIdleConnections()
-		cmd.Process.Signal(syscall.SIGTERM)
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve exited with %v; stderr:\n%s", err, stderr.String())
+		if err := srv.stop(); err != nil {
+			t.Errorf("serve exited with %v; stderr:\n%s", err, srv.stderr.String())
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if srv.base == "" {
+		t.Fatalf("serve did not start; stderr:\n%s", srv.stderr.String())
+	}
+	return srv.base
+}
+
+// servedProcess is a running "tbprobe serve".
+type servedProcess struct {
+	cmd *exec.Cmd
+	// base is the URL it listens on, "" when it exited instead.
+	base   string
+	stdout io.Reader // the rest of its standard output
+	stderr *strings.Builder
+}
+
+// spawnServe starts bin's serve on a free loopback port with env added
+// and waits for its listening line. A serve that exits first (bad
+// flags, tables that fail to open) comes back with base "", exited.
+func spawnServe(tb testing.TB, bin string, env []string, args ...string) *servedProcess {
+	tb.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = tb.TempDir()
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatalf("no listening line (%v); stderr:\n%s", err, stderr.String())
+		tb.Fatal(err)
 	}
+	p := &servedProcess{cmd: cmd, stderr: new(strings.Builder)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	p.stdout = r
+	line, err := r.ReadString('\n')
 	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") {
-		t.Fatalf("first line %q", line)
+	if err != nil || !ok {
+		cmd.Wait()
+		return p
 	}
-	return base
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		tb.Fatalf("first line %q", line)
+	}
+	p.base = base
+	return p
+}
+
+// stop ends the process with SIGTERM (when it still runs) and waits.
+func (p *servedProcess) stop() error {
+	if p.base == "" {
+		return nil
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	return p.cmd.Wait()
 }
 
 // getJSON fetches a URL and decodes its JSON body, returning the status.

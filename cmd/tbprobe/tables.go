@@ -46,7 +46,7 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
 	fs.Var(&tf.pluginChecksums, "plugin-sha256", "`NAME=HEX`: run plugin NAME only if its binary has this SHA-256 (repeatable; when given, unpinned plugins do not run)")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
-	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location answers which tables exist")
+	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location, and a table found missing, answer which tables exist")
 	fs.StringVar(&tf.manifests, "manifests", "", "`DIR` of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
 }
 
@@ -87,7 +87,7 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests}
+	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests, MissingTTL: tf.metadataTTL}
 	if tf.manifests != "" && !tf.noManifests {
 		m, err := mmap.New(tf.manifests)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/mmap"
 )
 
 // randomPositions builds n legal positions spread over the given materials
@@ -231,4 +232,69 @@ func BenchmarkDerive(b *testing.B) {
 		i++
 	}
 	reportRates(b, cpu0)
+}
+
+// BenchmarkChecksumCost measures what confirming each table's stored
+// checksum before its answers costs cold probes, against skipping it (the
+// reference's default), both in the same run and interleaved, so a shared
+// machine's load falls on both alike. "first" opens a fresh Tablebase for
+// every probe (every table the probe reads is opened and checked on its
+// behalf: the worst case); "pass" probes a first pass over 300 random
+// positions with a fresh Tablebase, as BenchmarkProbeCold does. Each
+// reports the wall and CPU time per probe of both modes and their ratios.
+//
+//	go test ./format/chesstb -run '^$' -bench ChecksumCost -benchtime 10x
+func BenchmarkChecksumCost(b *testing.B) {
+	dir := testenv.Shared(b, "chesstb", "shipped")
+	src, err := mmap.New(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { src.Close() })
+	ctx := context.Background()
+	modes := [2]Options{{SkipChecksums: true}, {}}
+	run := func(b *testing.B, positions []chess.Position, perTablebase int) {
+		var took, cpu [2]time.Duration
+		probes, round := 0, 0
+		for b.Loop() {
+			for k := range modes {
+				mode := (k + round) % 2 // alternate which mode goes first
+				opts := modes[mode]
+				var tb *Tablebase
+				for i := range positions {
+					if i%perTablebase == 0 {
+						if tb != nil {
+							tb.Close()
+						}
+						if tb, err = Open(opts, src); err != nil {
+							b.Fatal(err)
+						}
+					}
+					t0, c0 := time.Now(), cpuTime()
+					if _, err := tb.Probe(ctx, &positions[i]); err != nil {
+						b.Fatal(err)
+					}
+					took[mode] += time.Since(t0)
+					cpu[mode] += cpuTime() - c0
+				}
+				tb.Close()
+			}
+			probes += len(positions)
+			round++
+		}
+		b.ReportMetric(float64(took[0].Nanoseconds())/float64(probes), "ns/probe-skip")
+		b.ReportMetric(float64(took[1].Nanoseconds())/float64(probes), "ns/probe-checked")
+		b.ReportMetric(float64(took[1])/float64(took[0]), "checked/skip")
+		// The process's CPU time (the checksum runs on a goroutine of its
+		// own) is what the machine's other load does not inflate.
+		b.ReportMetric(float64(cpu[0].Nanoseconds())/float64(probes), "cpu-ns/probe-skip")
+		b.ReportMetric(float64(cpu[1].Nanoseconds())/float64(probes), "cpu-ns/probe-checked")
+		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "cpu-checked/skip")
+	}
+	b.Run("first", func(b *testing.B) {
+		run(b, randomPositions(b, shippedMaterials(b, dir), 60, 4), 1)
+	})
+	b.Run("pass", func(b *testing.B) {
+		run(b, randomPositions(b, shippedMaterials(b, dir), 300, 5), 300)
+	})
 }

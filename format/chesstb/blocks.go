@@ -24,6 +24,22 @@ type tableFile struct {
 	cache *blockCache
 	// sums is the table's integrity manifest, nil when it has none.
 	sums *manifest
+	// gate holds the table's answers until its checksum is confirmed;
+	// nil when there is nothing to wait for (a manifest checks each
+	// block instead, or checks are off).
+	gate *checksumGate
+	// forget, set by the Tablebase, drops this file from its table slot
+	// (and its decoded blocks from the cache) once a read finds the
+	// object replaced, so the next probe opens the new version.
+	forget func()
+}
+
+// checkChanged forgets the file when err says its object was replaced
+// since it was opened: every later read of it would fail the same way.
+func (t *tableFile) checkChanged(err error) {
+	if err != nil && t.forget != nil && errors.Is(err, source.ErrChanged) {
+		t.forget()
+	}
 }
 
 var nextFileID atomic.Uint64
@@ -52,6 +68,7 @@ func (t *tableFile) readCompressedRaw(ctx context.Context, c int, b uint64) ([]b
 	}
 	buf := make([]byte, hi-lo)
 	n, err := t.obj.ReadAt(ctx, buf, f.dataOff+int64(lo), source.HintData)
+	t.checkChanged(err)
 	if n < len(buf) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = corruptf("short read of %d-byte block", len(buf))

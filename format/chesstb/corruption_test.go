@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
@@ -39,9 +40,11 @@ func (d *damagedSource) Close() error { return nil }
 
 // corruption is one damaged copy of a table file.
 type corruption struct {
-	file string // object name, e.g. "dtz/KQKR.lzdtz"
-	what string // e.g. "flip 0x2a at 17 (header)"
-	data []byte
+	kind   Kind
+	file   string // object name, e.g. "dtz/KQKR.lzdtz"
+	intact []byte
+	what   string // e.g. "flip 0x2a at 17 (header)"
+	data   []byte
 }
 
 // sweepMaterials are the materials whose every table kind the sweep damages:
@@ -51,8 +54,8 @@ var sweepMaterials = []string{"KQKR", "KRKP", "KBNK", "KPKP", "KPK"}
 
 // corruptions builds the seeded damaged copies of every table file of mat
 // found in dir: flips half in the first 256 bytes (the frame headers, value
-// maps and block offsets) and half anywhere, then truncations and
-// extensions.
+// maps and block offsets) and half anywhere, then truncations, an
+// extension, and another material's file of the same kind in its place.
 func corruptions(t *testing.T, dir, mat string, flips int, rng *rand.Rand) []corruption {
 	t.Helper()
 	var out []corruption
@@ -66,7 +69,7 @@ func corruptions(t *testing.T, dir, mat string, flips int, rng *rand.Rand) []cor
 			t.Fatal(err)
 		}
 		add := func(what string, data []byte) {
-			out = append(out, corruption{file: name, what: what, data: data})
+			out = append(out, corruption{kind: k, file: name, intact: intact, what: what, data: data})
 		}
 		for i := range flips {
 			region, limit := "header", min(256, len(intact))
@@ -93,6 +96,15 @@ func corruptions(t *testing.T, dir, mat string, flips int, rng *rand.Rand) []cor
 			ext[i] = byte(rng.UintN(256))
 		}
 		add("extended by 64 bytes", append(append([]byte(nil), intact...), ext...))
+		// Another material's table of the same kind under this one's name:
+		// a whole, well-formed file whose own checksum holds.
+		for _, other := range sweepMaterials {
+			b, err := os.ReadFile(filepath.Join(dir, kindInfo[k].dir, other+kindInfo[k].ext))
+			if other != mat && err == nil {
+				add("swapped with "+other, b)
+				break
+			}
+		}
 	}
 	return out
 }
@@ -187,6 +199,8 @@ func catchKind(err error) string {
 	switch {
 	case errors.Is(err, errBlockHash):
 		return "manifest"
+	case errors.Is(err, errChecksum):
+		return "format checksum"
 	case errors.Is(err, errInvariant):
 		return "answer invariant"
 	case errors.Is(err, ErrCorrupt) && errors.As(err, &fe) && fe.Block < 0:
@@ -199,6 +213,62 @@ func catchKind(err error) string {
 		return "unsupported"
 	}
 	return "other"
+}
+
+// meansAlone reports which integrity means, each on its own, would refuse
+// a damaged copy of a kind-k table of mat: header validation (the header
+// does not parse), the format's checksum (the stored XXH64 does not
+// match), the manifest (a byte it covers differs: the size, the header, a
+// block, each hashed at the intact file's layout and compared with the
+// manifest written from the intact file).
+func meansAlone(t *testing.T, k Kind, mat string, intact, damaged []byte) (header, checksum, manifest bool) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := parseMaterial(mat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := newIndexConfig(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, herr := parseHeader(ctx, memObject(damaged), k, cfg)
+	header = herr != nil
+	checksum = verifyChecksum(ctx, memObject(damaged)) != nil
+	name := kindInfo[k].dir + "/" + mat + kindInfo[k].ext + ManifestSuffix
+	obj, err := sweepManifests.Open(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	raw, err := source.ReadAll(ctx, obj, source.HintIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := decodeManifest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := parseHeader(ctx, memObject(intact), k, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(damaged)) != mf.size || xxhash.Sum64(damaged[:mf.headerLen]) != mf.headerHash {
+		return header, checksum, true
+	}
+	for c := range 2 {
+		f := &h.frames[c]
+		if !f.stored() {
+			continue
+		}
+		for b := range f.blockCnt {
+			lo, hi := f.dataOff+int64(f.offsets.get(b)), f.dataOff+int64(f.offsets.get(b+1))
+			if xxhash.Sum64(damaged[lo:hi]) != mf.blocks[c][b] {
+				return header, checksum, true
+			}
+		}
+	}
+	return header, checksum, false
 }
 
 // firstErr is the first error among a's answers.
@@ -242,28 +312,33 @@ func sweepPositions(t *testing.T, rows []oracleRow, mat string, random int, seed
 // sweepConfig is one way of opening the damaged tables.
 type sweepConfig struct {
 	name string
-	opts func(file string) Options
+	opts Options
 	// mustBeExact: the sweep fails on any wrong value in this
 	// configuration.
 	mustBeExact bool
 }
 
-// sweepConfigs are the ways the sweep opens damaged tables: as they ship,
-// and with integrity manifests written from the intact tables.
+// sweepConfigs are the ways the sweep opens damaged tables: with the
+// structural checks alone (header validation, block decoding, answer
+// invariants: the reference prober's unchecked reads, a measurement); as
+// they ship, with each table's stored checksum confirmed before its
+// answers; and with integrity manifests written from the intact tables.
+// The last two must give no wrong value.
 func sweepConfigs(t *testing.T, base source.Source) []sweepConfig {
 	t.Helper()
 	if sweepManifests == nil {
 		sweepManifests = manifestSource(t, base, sweepMaterials)
 	}
-	withManifest := sweepConfig{name: "manifest", mustBeExact: true, opts: func(string) Options {
-		return Options{Manifests: sweepManifests}
-	}}
-	if raceEnabled {
-		// The race pass checks the guarantee; the measurement without
-		// manifests runs in the plain pass.
-		return []sweepConfig{withManifest}
+	asserted := []sweepConfig{
+		{name: "checksum", mustBeExact: true, opts: Options{NoManifests: true}},
+		{name: "manifest", mustBeExact: true, opts: Options{Manifests: sweepManifests}},
 	}
-	return []sweepConfig{{name: "no manifest", opts: func(string) Options { return Options{} }}, withManifest}
+	if raceEnabled {
+		// The race pass checks the guarantees; the measurement without
+		// them runs in the plain pass.
+		return asserted
+	}
+	return append([]sweepConfig{{name: "structural only", opts: Options{NoManifests: true, SkipChecksums: true}}}, asserted...)
 }
 
 var sweepManifests source.Source
@@ -295,16 +370,19 @@ func manifestSource(t *testing.T, base source.Source, mats []string) source.Sour
 
 // TestCorruptionSweep damages copies of every table kind of several
 // materials (seeded byte flips, half in the first 256 bytes, half anywhere;
-// aligned and unaligned truncations; an extension) and probes each
-// material's oracle rows and random positions through every entry point.
-// The arbiter is the intact tables, which match the reference's oracle rows
-// (checked here too): a probe of a damaged table must give the intact
-// answer or an error, never another value: with manifests (written from
-// the intact tables) that is asserted; without them the wrong values left
-// are logged, with which check caught each corruption. It takes about 65 s
-// on two cores (30 s per configuration); under the race detector only the
-// manifest configuration runs, with two flips per file and a sixth of the
-// oracle rows.
+// aligned and unaligned truncations; an extension; a swap with another
+// material's file) and probes each material's oracle rows and random
+// positions through every entry point. The arbiter is the intact tables,
+// which match the reference's oracle rows (checked here too): a probe of a
+// damaged table must give the intact answer or an error, never another
+// value. That is asserted for the tables as they ship (each table's stored
+// checksum confirmed before its answers) and with manifests (written from
+// the intact tables); with the structural checks alone the wrong values
+// left are logged. Each trial logs which check stopped it first, and each
+// corruption which means (header validation, format checksum, manifest)
+// would refuse it on its own. It takes about 90 s on two cores; under the
+// race detector only the asserted configurations run, with two flips per
+// file and a sixth of the oracle rows.
 func TestCorruptionSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweep")
@@ -339,6 +417,9 @@ func TestCorruptionSweep(t *testing.T) {
 	for _, cfg := range sweepConfigs(t, base) {
 		totals[cfg.name] = &tally{by: map[string]int{}}
 	}
+	// alone counts, per means, the corruptions it refuses on its own.
+	alone := map[string]int{}
+	corruptionCount := 0
 	rng := rand.New(rand.NewPCG(26, 2026))
 	for mi, mat := range sweepMaterials {
 		positions, oracle := sweepPositions(t, rows, mat, random, uint64(100+mi), stride)
@@ -350,12 +431,19 @@ func TestCorruptionSweep(t *testing.T) {
 			}
 		}
 		for _, c := range corruptions(t, shipped, mat, flips, rng) {
+			corruptionCount++
+			h, cs, mf := meansAlone(t, c.kind, mat, c.intact, c.data)
+			for means, caught := range map[string]bool{"header validation": h, "format checksum": cs, "manifest": mf, "none of these": !h && !cs && !mf} {
+				if caught {
+					alone[means]++
+				}
+			}
 			for _, cfg := range sweepConfigs(t, base) {
 				tl := totals[cfg.name]
 				tl.trials++
 				t0 := time.Now()
 				src := &damagedSource{Source: base, name: c.file, data: c.data}
-				tb, err := Open(cfg.opts(c.file), src)
+				tb, err := Open(cfg.opts, src)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -388,6 +476,8 @@ func TestCorruptionSweep(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("each means alone, of %d corruptions: header validation refuses %d, the format checksum %d, the manifest %d; none of them %d",
+		corruptionCount, alone["header validation"], alone["format checksum"], alone["manifest"], alone["none of these"])
 	for _, cfg := range sweepConfigs(t, base) {
 		tl := totals[cfg.name]
 		var by []string

@@ -57,10 +57,15 @@
 // How damage is kept from becoming a value: parseHeader validates every
 // frame header completely (flags, value maps, block counts, offsets, the
 // file size the layout implies); every answer is checked against the
-// invariants of the reference's table checker (invariants.go); and where a
+// invariants of the reference's table checker (invariants.go); where a
 // table has an integrity manifest (manifest.go, one hash per compressed
 // block, written by "tbprobe verify --manifest"), its header is checked on
-// open and every block as it is read, before it is decoded.
+// open and every block as it is read, before it is decoded; and a table
+// without one gives no answer until its stored whole-file XXH64 is
+// confirmed (checksum.go: the check starts in the background when the table
+// opens, and prober.table waits for it; a confirmed table costs an atomic
+// load). Flips that decode to valid-looking values (a value-map entry, an
+// LZ4 literal) pass the first two and are caught only by the last two.
 //
 // Errors: ErrNoTable for a missing table, ErrCorrupt for malformed data,
 // ErrUnsupported for forms not decoded, ErrUnresolved when a rebuild lacks a

@@ -61,4 +61,7 @@ var (
 	// errBlockHash marks a block whose bytes differ from the integrity
 	// manifest's hash of them.
 	errBlockHash = errors.New("block differs from the integrity manifest")
+	// errChecksum marks a file whose bytes do not hash to the XXH64 the
+	// file stores at its end.
+	errChecksum = errors.New("checksum mismatch")
 )

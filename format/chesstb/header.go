@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/bits"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -578,44 +577,6 @@ func (f *frame) blockBytes(b uint64) uint64 {
 		return f.tailSize
 	}
 	return f.blockSize
-}
-
-// checksumSeed seeds the XXH64 of every byte but the last eight, which the
-// generator stores at the end of each file.
-const checksumSeed = 0xf0f0f0f0f0f0
-
-// verifyChecksum reads the whole object and compares its XXH64 with the
-// stored one. It costs one full read, so Options.VerifyChecksums turns it on.
-func verifyChecksum(ctx context.Context, obj source.Object) error {
-	size := obj.Size()
-	if size < 8 {
-		return corruptf("file of %d bytes has no checksum", size)
-	}
-	d := xxhash.NewWithSeed(checksumSeed)
-	buf := make([]byte, 1<<20)
-	for off := int64(0); off < size-8; {
-		n := int(min(int64(len(buf)), size-8-off))
-		got, err := obj.ReadAt(ctx, buf[:n], off, source.HintData)
-		if got < n {
-			if err == nil || errors.Is(err, io.EOF) {
-				err = corruptf("short read while verifying the checksum")
-			}
-			return err
-		}
-		d.Write(buf[:n])
-		off += int64(n)
-	}
-	var tail [8]byte
-	if got, err := obj.ReadAt(ctx, tail[:], size-8, source.HintHeader); got < 8 {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = corruptf("short read of the checksum")
-		}
-		return err
-	}
-	if want := binary.LittleEndian.Uint64(tail[:]); d.Sum64() != want {
-		return corruptf("checksum %#016x, file says %#016x", d.Sum64(), want)
-	}
-	return nil
 }
 
 func btoi(b bool) int {

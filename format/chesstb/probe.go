@@ -220,10 +220,15 @@ func (p *prober) table(k Kind, m material) (*tableFile, error) {
 	}
 	t, err := p.tb.table(p.ctx, k, m)
 	if err == nil {
-		p.tabs[p.tabNext] = proberTable{k, m, t}
-		p.tabNext = (p.tabNext + 1) % len(p.tabs)
+		// No answer is read from a table before it is trusted.
+		err = t.trusted(p.ctx)
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	p.tabs[p.tabNext] = proberTable{k, m, t}
+	p.tabNext = (p.tabNext + 1) % len(p.tabs)
+	return t, nil
 }
 
 // epCaptures returns the legal en-passant captures of pos.

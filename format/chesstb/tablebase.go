@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tbfs/tbfs/source"
 )
@@ -19,11 +20,14 @@ type Options struct {
 	// BlockCacheBytes bounds the decoded blocks held across every open
 	// table. Zero means DefaultBlockCacheBytes.
 	BlockCacheBytes int64
-	// VerifyChecksums makes every table's stored XXH64 checksum be checked
-	// when the table is opened, which reads the whole file once. Without it
-	// only the structure is validated: damaged compressed payload is caught
-	// when it fails to decode, not when it decodes to other values.
-	VerifyChecksums bool
+	// SkipChecksums gives answers from a table without an integrity
+	// manifest before its stored checksum is confirmed, as the reference
+	// prober does. By default such a table's whole-file XXH64 is checked
+	// in the background from the moment it is opened, and no answer is
+	// read from it until the check has passed (checksum.go); with this
+	// set only the structure is validated, and a flipped bit that decodes
+	// to other valid-looking values becomes a wrong answer.
+	SkipChecksums bool
 	// Manifests is where tables' integrity manifests (one hash per block,
 	// written by "tbprobe verify --manifest") are looked up, by the
 	// table's object name plus ManifestSuffix. Nil means beside each
@@ -34,7 +38,19 @@ type Options struct {
 	RequireManifest bool
 	// NoManifests ignores manifests altogether (for writing new ones).
 	NoManifests bool
+	// MissingTTL is how long "no source has this table" is remembered
+	// before the sources are asked again, so a table that a mirror
+	// briefly lacked (a 404 during an upload) is found again in a
+	// long-running server. Zero means DefaultMissingTTL; negative, for
+	// the life of the Tablebase. (The sources may cache misses too: see
+	// source/listcache, whose TTL front ends set to the same value.)
+	MissingTTL time.Duration
+	// Now tells the time for MissingTTL; nil means time.Now.
+	Now func() time.Time
 }
+
+// DefaultMissingTTL is MissingTTL's default, listcache.DefaultTTL's twin.
+const DefaultMissingTTL = 5 * time.Minute
 
 // Tablebase answers probes from the chesstb tables found in its sources. It
 // is safe for concurrent use.
@@ -42,6 +58,7 @@ type Tablebase struct {
 	srcs  []source.Source
 	cache *blockCache
 	opts  Options
+	bg    *background // checksums running on their own
 
 	mu     sync.RWMutex
 	tables map[tableKey]*tableSlot
@@ -65,6 +82,49 @@ type tableSlot struct {
 type slotResult struct {
 	file *tableFile
 	err  error
+	at   time.Time // when a table was found missing
+}
+
+// stale reports whether r is a remembered miss older than MissingTTL.
+func (tb *Tablebase) stale(r *slotResult) bool {
+	ttl := tb.opts.MissingTTL
+	if r.file != nil || ttl < 0 || !errors.Is(r.err, ErrNoTable) {
+		return false
+	}
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
+	return tb.now().Sub(r.at) >= ttl
+}
+
+func (tb *Tablebase) now() time.Time {
+	if tb.opts.Now != nil {
+		return tb.opts.Now()
+	}
+	return time.Now()
+}
+
+// forget drops f from the slot of key when the slot still holds it, drops
+// its decoded blocks and closes it: its object was replaced, and the next
+// probe that wants the table opens the new version.
+func (tb *Tablebase) forget(key tableKey, f *tableFile) {
+	tb.mu.RLock()
+	s := tb.tables[key]
+	tb.mu.RUnlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	r := s.done.Load()
+	dropped := r != nil && r.file == f
+	if dropped {
+		s.done.Store(nil)
+	}
+	s.mu.Unlock()
+	if dropped {
+		tb.cache.dropFile(f.id)
+		f.obj.Close()
+	}
 }
 
 // Open returns a Tablebase over srcs, searched in order: for each table the
@@ -87,6 +147,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		srcs:   append([]source.Source(nil), srcs...),
 		opts:   opts,
 		cache:  newBlockCache(budget),
+		bg:     newBackground(),
 		tables: make(map[tableKey]*tableSlot),
 	}, nil
 }
@@ -102,6 +163,7 @@ func (tb *Tablebase) Close() error {
 	tb.closed = true
 	tb.mu.Unlock()
 	tb.inflight.Wait()
+	tb.bg.stop()
 	var errs []error
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
@@ -153,19 +215,26 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		}
 		tb.mu.Unlock()
 	}
-	if r := s.done.Load(); r != nil {
+	if r := s.done.Load(); r != nil && !tb.stale(r) {
 		return r.file, r.err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.done.Load(); r != nil {
+	if r := s.done.Load(); r != nil && !tb.stale(r) {
 		return r.file, r.err
 	}
+	// A miss dates from when the lookup began: one that started before the
+	// table appeared must not be trusted for a whole TTL after it.
+	asked := tb.now()
 	f, err := tb.openTable(ctx, k, m)
-	if err != nil && (source.IsRetryable(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	if err != nil && (source.IsRetryable(err) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, source.ErrChanged) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return nil, err
 	}
-	s.done.Store(&slotResult{file: f, err: err})
+	if f != nil {
+		f.forget = func() { tb.forget(key, f) }
+	}
+	s.done.Store(&slotResult{file: f, err: err, at: asked})
 	return f, err
 }
 
@@ -195,6 +264,9 @@ func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableF
 				obj.Close()
 				return nil, err
 			}
+			if f.sums == nil && !tb.opts.SkipChecksums {
+				f.gate = newChecksumGate(tb.bg, obj)
+			}
 			return f, nil
 		}
 	}
@@ -209,11 +281,6 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 	h, err := parseHeader(ctx, obj, k, cfg)
 	if err != nil {
 		return nil, &FileError{File: name, Block: -1, Err: err}
-	}
-	if tb.opts.VerifyChecksums {
-		if err := verifyChecksum(ctx, obj); err != nil {
-			return nil, &FileError{File: name, Block: -1, Err: err}
-		}
 	}
 	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache}, nil
 }

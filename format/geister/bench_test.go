@@ -3,6 +3,9 @@ package geister
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -252,44 +255,99 @@ func BenchmarkObservationZstdCold(b *testing.B) {
 	benchObservations(b, benchTablebase(b, zstdOnly(b, sharedTables(b)), Options{CacheBytes: 1}))
 }
 
-// BenchmarkFirstProbes opens the shared tables afresh (raw id000 and the
-// four total-5 .zst files, with the reference's SHA256SUMS beside them)
-// and probes one position of each material: the cost of a Tablebase's
-// first answers, with the manifest check and without it (NoVerify).
-// Later probes are the same either way.
+// BenchmarkFirstProbes prices integrity on the cold path: every probe opens
+// a fresh Tablebase over the five .zst tables and probes one random
+// position, so it opens its table and decodes one frame. Three ways, in one
+// run and interleaved, so the machine's load falls on all alike: unchecked
+// (NoVerify), with the reference's SHA256SUMS (the whole table hashed on
+// open), with frame manifests (the frame read hashed). It reports each
+// way's time per first probe and the two checked ways' ratio to unchecked.
+//
+//	go test ./format/geister -run '^$' -bench FirstProbes -benchtime 500x
 func BenchmarkFirstProbes(b *testing.B) {
-	dir := sharedTables(b)
-	var ps []Position
-	for _, m := range []Material{{1, 1, 1, 1}, {1, 1, 1, 2}, {1, 1, 2, 1}, {1, 2, 1, 1}, {2, 1, 1, 1}} {
-		for idx := uint64(0); ; idx++ {
-			if p, err := Unrank(m, idx*9973%m.Entries()); err == nil {
-				if _, term := p.Terminal(); !term {
-					ps = append(ps, p)
-					break
-				}
-			}
+	shared, mfs := writeManifests(b)
+	zst := zstdOnly(b, shared)
+	withSums, withManifests := zstdOnly(b, shared), zstdOnly(b, shared)
+	copyFile(b, filepath.Join(shared, SumsFile), filepath.Join(withSums, SumsFile))
+	for id, data := range mfs {
+		m, _ := MaterialByID(id)
+		if err := os.WriteFile(filepath.Join(withManifests, m.FileName()+ManifestSuffix), data, 0o644); err != nil {
+			b.Fatal(err)
 		}
 	}
-	for _, mode := range []struct {
+	ways := []struct {
 		name string
+		dir  string
 		opts Options
-	}{{"manifest", Options{}}, {"noverify", Options{NoVerify: true}}} {
-		b.Run(mode.name, func(b *testing.B) {
-			ctx := context.Background()
-			for b.Loop() {
-				src, err := mmap.New(dir)
-				if err != nil {
-					b.Fatal(err)
-				}
-				tb, _ := Open(mode.opts, src)
-				for _, p := range ps {
-					if _, err := tb.DTW(ctx, p); err != nil {
-						b.Fatal(err)
-					}
-				}
-				tb.Close()
-				src.Close()
+	}{
+		{"unchecked", zst, Options{NoVerify: true}},
+		{"sums", withSums, Options{}},
+		{"manifest", withManifests, Options{}},
+	}
+	srcs := make([]*mmap.Source, len(ways))
+	for i, w := range ways {
+		s, err := mmap.New(w.dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		srcs[i] = s
+	}
+	ps := benchPositions(b, 1024)
+	ctx := context.Background()
+	took := make([]time.Duration, len(ways))
+	cpu := make([]time.Duration, len(ways))
+	// The thread's own CPU time is what this machine's load does not
+	// inflate; the probe runs on this goroutine alone, pinned to it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	i := 0
+	for b.Loop() {
+		for k := range ways {
+			w := (k + i) % len(ways)
+			// The sums way's garbage (a read buffer, the hashed file)
+			// would otherwise be collected on the next way's time.
+			runtime.GC()
+			t0, c0 := time.Now(), threadCPU()
+			tb, err := Open(ways[w].opts, srcs[w])
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			if _, err := tb.DTW(ctx, ps[i%len(ps)]); err != nil {
+				b.Fatal(err)
+			}
+			took[w] += time.Since(t0)
+			cpu[w] += threadCPU() - c0
+			tb.Close()
+		}
+		i++
+	}
+	for w, way := range ways {
+		b.ReportMetric(float64(took[w].Nanoseconds())/float64(i), "ns/first-"+way.name)
+		b.ReportMetric(float64(cpu[w].Nanoseconds())/float64(i), "cpu-ns/first-"+way.name)
+		if w > 0 {
+			b.ReportMetric(float64(took[w])/float64(took[0]), way.name+"/unchecked")
+			b.ReportMetric(float64(cpu[w])/float64(cpu[0]), "cpu-"+way.name+"/unchecked")
+		}
+	}
+}
+
+// threadCPU is the CPU time of the calling thread.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func copyFile(b testing.TB, from, to string) {
+	b.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		b.Fatal(err)
 	}
 }

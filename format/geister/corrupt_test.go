@@ -3,6 +3,7 @@ package geister
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,18 +18,17 @@ import (
 // intact tables, which the oracle sweeps show equal to the reference's
 // answers: every answer from a damaged copy must be the intact one or an
 // error. The flips fall a third in the first 256 bytes (frame headers), a
-// third in the last 256 (the seek table of a .zst), a third anywhere. Each
-// copy keeps the reference's SHA256SUMS beside it, as a mirror of the
-// tables would; the same probes without the check (NoVerify) are counted
-// too, to show what the manifest catches. One more kind has no manifest:
-// id000 recompressed by another seekable-zstd writer, whose seek table
-// carries a checksum per frame, so those checksums are all that guards it.
+// third in the last 256 (the seek table of a .zst), a third anywhere; one
+// more trial swaps the same-size id001 and id002. Each damaged copy is
+// probed three ways (sweepConfigs): with the structural checks and answer
+// invariants alone, counted to show what they leave; with the reference's
+// SHA256SUMS beside it, as a mirror of the tables would have; with frame
+// manifests (written by Manifest from the intact tables) beside it. The
+// last two must give no wrong value. One more kind has neither: id000
+// recompressed by another seekable-zstd writer, whose seek table carries a
+// checksum per frame, so those checksums are all that guards it.
 func TestCorruptionSweep(t *testing.T) {
-	shared := sharedTables(t)
-	sumsFile, err := os.ReadFile(filepath.Join(shared, SumsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shared, manifests := writeManifests(t)
 	intact := openDir(t, shared, Options{NoVerify: true})
 	byID := map[int][]Position{}
 	for _, r := range oracle(t, "values.tsv") {
@@ -45,7 +45,7 @@ func TestCorruptionSweep(t *testing.T) {
 	}
 	regions := []string{"head", "tail", "anywhere"}
 	ctx := context.Background()
-	total := map[bool]int{}
+	total := map[string]int{}
 	for k, kind := range []struct {
 		id   int
 		file string
@@ -86,10 +86,7 @@ func TestCorruptionSweep(t *testing.T) {
 			}
 		}
 		rng := rand.New(rand.NewPCG(26, uint64(k)))
-		// Per region: wrong values without and with the check, errors
-		// with it, answers compared.
-		type tally struct{ wrongBefore, wrongAfter, errorsAfter, answers int }
-		tallies := map[string]*tally{}
+		tallies := map[string]*sweepTally{}
 		for trial := range trials {
 			region := regions[trial%len(regions)]
 			off := rng.IntN(len(orig))
@@ -101,15 +98,6 @@ func TestCorruptionSweep(t *testing.T) {
 			}
 			data := append([]byte(nil), orig...)
 			data[off] ^= byte(1 + rng.IntN(255))
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, kind.file), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if !kind.checksummed {
-				if err := os.WriteFile(filepath.Join(dir, SumsFile), sumsFile, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
 			// The entries the flip can reach: the byte itself in a raw
 			// file, the frame holding it in a .zst (none for the seek
 			// table, where every frame may move).
@@ -133,48 +121,132 @@ func TestCorruptionSweep(t *testing.T) {
 					probes = append(probes, p)
 				}
 			}
-			ta := tallies[region]
-			if ta == nil {
-				ta = &tally{}
-				tallies[region] = ta
-			}
-			for _, verify := range []bool{false, true} {
-				tb, closeTB := openTemp(t, dir, Options{NoVerify: !verify, CacheBytes: 4 << 20})
-				for _, p := range probes {
-					want, err := intact.DTW(ctx, p)
-					if err != nil {
-						t.Fatalf("intact %s: %v", p, err)
-					}
-					got, err := tb.DTW(ctx, p)
-					switch {
-					case err != nil && !errors.Is(err, ErrCorrupt):
-						t.Errorf("%s byte %d: DTW(%s): %v is not ErrCorrupt", label, off, p, err)
-					case err != nil && verify:
-						ta.errorsAfter++
-					case err == nil && got != want && verify:
-						ta.wrongAfter++
-						if ta.wrongAfter <= 5 {
-							t.Errorf("%s byte %d (%s): DTW(%s) = %d, intact %d, no error", label, off, region, p, got, want)
-						}
-					case err == nil && got != want:
-						ta.wrongBefore++
-					}
-					if verify {
-						ta.answers++
-					}
-				}
-				closeTB()
-			}
+			files := map[string][]byte{kind.file: data}
+			sweepTrial(t, ctx, intact, fmt.Sprintf("%s byte %d (%s)", label, off, region), files, kind.checksummed, manifests, probes, tallies, region)
 		}
 		for _, region := range regions {
-			ta := tallies[region]
-			t.Logf("%s, flips in %s: %d answers; %d wrong values without the manifest check, %d with it (%d errors)",
-				label, region, ta.answers, ta.wrongBefore, ta.wrongAfter, ta.errorsAfter)
-			total[false] += ta.wrongBefore
-			total[true] += ta.wrongAfter
+			tallies[region].log(t, label+", flips in "+region, total)
 		}
 	}
-	t.Logf("%d flips per table file: %d wrong values without the manifest check, %d with it", trials, total[false], total[true])
+	// Same-size tables swapped: id001's file under id002's name and the
+	// other way round (2,752 of 12,511 oracle boards were wrong before).
+	{
+		m1, _ := MaterialByID(1)
+		m2, _ := MaterialByID(2)
+		a, err := os.ReadFile(filepath.Join(shared, m1.FileName()+".zst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(shared, m2.FileName()+".zst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var probes []Position
+		for _, id := range []int{1, 2} {
+			probes = append(probes, byID[id]...)
+		}
+		tallies := map[string]*sweepTally{}
+		files := map[string][]byte{m1.FileName() + ".zst": b, m2.FileName() + ".zst": a}
+		sweepTrial(t, ctx, intact, "id001 and id002 swapped", files, false, manifests, probes, tallies, "swap")
+		tallies["swap"].log(t, "id001 and id002 swapped", total)
+	}
+	for _, cfg := range sweepConfigs {
+		t.Logf("%s: %d wrong values in all (%d flips per table file, and the swap)", cfg.name, total[cfg.name], trials)
+	}
+}
+
+// sweepConfig is one way the sweep opens a damaged copy: with the
+// structural checks and answer invariants alone (NoVerify), with the
+// reference's SHA256SUMS beside it, with frame manifests beside it (no
+// sums). The last two must give no wrong value.
+type sweepConfig struct {
+	name        string
+	sums        bool
+	manifests   bool
+	mustBeExact bool
+}
+
+var sweepConfigs = []sweepConfig{
+	{name: "structural and invariants only"},
+	{name: "SHA256SUMS", sums: true, mustBeExact: true},
+	{name: "frame manifest", manifests: true, mustBeExact: true},
+}
+
+// sweepTally counts, for one kind of damage, per configuration, the
+// answers compared, the wrong values and the errors.
+type sweepTally struct {
+	answers     int
+	wrong, errs map[string]int
+}
+
+func (ta *sweepTally) log(t *testing.T, what string, total map[string]int) {
+	t.Helper()
+	for _, cfg := range sweepConfigs {
+		t.Logf("%s, %s: %d answers, %d wrong values, %d errors", what, cfg.name, ta.answers, ta.wrong[cfg.name], ta.errs[cfg.name])
+		total[cfg.name] += ta.wrong[cfg.name]
+	}
+}
+
+// sweepTrial writes files (damaged copies) into a fresh folder, probes
+// every position in each configuration and counts the answers that
+// differ from the intact tables'. In the asserted configurations a wrong
+// value fails the test. checksummed files have neither sums nor manifests
+// in any configuration: their seek table's frame checksums are their only
+// guard.
+func sweepTrial(t *testing.T, ctx context.Context, intact *Tablebase, label string, files map[string][]byte, checksummed bool, manifests map[int][]byte, probes []Position, tallies map[string]*sweepTally, key string) {
+	t.Helper()
+	ta := tallies[key]
+	if ta == nil {
+		ta = &sweepTally{wrong: map[string]int{}, errs: map[string]int{}}
+		tallies[key] = ta
+	}
+	sumsFile, err := os.ReadFile(filepath.Join(sharedTables(t), SumsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range sweepConfigs {
+		dir := t.TempDir()
+		write := func(name string, b []byte) {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, b := range files {
+			write(name, b)
+		}
+		if cfg.sums && !checksummed {
+			write(SumsFile, sumsFile)
+		}
+		if cfg.manifests && !checksummed {
+			for id, b := range manifests {
+				m, _ := MaterialByID(id)
+				write(m.FileName()+ManifestSuffix, b)
+			}
+		}
+		tb, closeTB := openTemp(t, dir, Options{NoVerify: !cfg.sums && !cfg.manifests, CacheBytes: 4 << 20})
+		wrong := 0
+		for _, p := range probes {
+			want, err := intact.DTW(ctx, p)
+			if err != nil {
+				t.Fatalf("intact %s: %v", p, err)
+			}
+			got, err := tb.DTW(ctx, p)
+			switch {
+			case err != nil && !errors.Is(err, ErrCorrupt):
+				t.Errorf("%s: DTW(%s): %v is not ErrCorrupt", label, p, err)
+			case err != nil:
+				ta.errs[cfg.name]++
+			case got != want:
+				ta.wrong[cfg.name]++
+				wrong++
+				if cfg.mustBeExact && wrong <= 3 {
+					t.Errorf("%s, %s: DTW(%s) = %d, intact %d, no error", label, cfg.name, p, got, want)
+				}
+			}
+		}
+		closeTB()
+	}
+	ta.answers += len(probes)
 }
 
 // seekTail returns the length of a seekable-zstd file's seek-table frame.

@@ -78,39 +78,131 @@ func (tb *Tablebase) sumsOf(ctx context.Context, i int) (sums, error) {
 	if s.done {
 		return s.sums, s.err
 	}
-	obj, err := tb.sources[i].Open(ctx, SumsFile)
-	if errors.Is(err, source.ErrNotFound) {
-		s.done = true
-		return nil, nil
+	data, err := readSideFile(ctx, tb.sources[i], SumsFile, maxSumsBytes)
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		return nil, err // a transport failure: try again next time
 	}
-	if err != nil {
-		return nil, fmt.Errorf("geister: open %s: %w", SumsFile, err)
-	}
-	defer obj.Close()
-	size := obj.Size()
-	if size < 0 || size > maxSumsBytes {
-		s.done, s.err = true, fmt.Errorf("%w: %s has %d bytes, more than a manifest can", ErrCorrupt, SumsFile, size)
-		return nil, s.err
-	}
-	data := make([]byte, size)
-	if err := readFull(ctx, obj, data, 0); err != nil {
-		return nil, fmt.Errorf("geister: read %s: %w", SumsFile, err)
+	if err != nil || data == nil {
+		s.done, s.err = true, err
+		return nil, err
 	}
 	s.sums, s.err = parseSums(data)
 	s.done = true
 	return s.sums, s.err
 }
 
-// verify checks a freshly opened table against its source's manifest. A
-// table the manifest does not list is left unchecked. A .bin must match
-// its own sum. A .zst matches its own sum, or else (a recompressed file)
-// must decompress to its raw file's sum; with neither listed it is
-// unchecked. A mismatch is ErrCorrupt naming the file.
-func (tb *Tablebase) verify(ctx context.Context, i int, obj source.Object, name string, r tableReader) error {
-	sums, err := tb.sumsOf(ctx, i)
-	if err != nil || sums == nil {
-		return err
+// readSideFile reads the small file name beside the tables in src (sums,
+// a sidecar, a manifest): nil, nil when there is none; ErrCorrupt when it
+// holds more than limit bytes.
+func readSideFile(ctx context.Context, src source.Source, name string, limit int64) ([]byte, error) {
+	obj, err := src.Open(ctx, name)
+	if errors.Is(err, source.ErrNotFound) {
+		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("geister: open %s: %w", name, err)
+	}
+	defer obj.Close()
+	size := obj.Size()
+	if size < 0 || size > limit {
+		return nil, fmt.Errorf("%w: %s has %d bytes, more than such a file can", ErrCorrupt, name, size)
+	}
+	data := make([]byte, size)
+	if err := readFull(ctx, obj, data, 0); err != nil {
+		return nil, fmt.Errorf("geister: read %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// sidecarName is the builder's record of material m's sums, beside its
+// files: "<raw name>.sha256", in sha256sum's format.
+func sidecarName(m Material) string { return m.FileName() + ".sha256" }
+
+// sumsFor returns the sums source i gives material m's files: its
+// SHA256SUMS and m's sidecar together (nil when it has neither). Two sums
+// for one file that differ are ErrCorrupt.
+func (tb *Tablebase) sumsFor(ctx context.Context, i int, m Material) (sums, error) {
+	all, err := tb.sumsOf(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	name := sidecarName(m)
+	data, err := readSideFile(ctx, tb.sources[i], name, maxSumsBytes)
+	if err != nil || data == nil {
+		return all, err
+	}
+	side, err := parseSums(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	out := sums{}
+	for k, v := range all {
+		out[k] = v
+	}
+	for k, v := range side {
+		if prev, ok := out[k]; ok && prev != v {
+			return nil, fmt.Errorf("%w: %s and %s give %s different sums", ErrCorrupt, SumsFile, name, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// check makes a freshly opened table trustworthy. With a frame manifest
+// beside it (manifest.go), the table is checked chunk by chunk as it is
+// read, and on open only the manifest's sha256 against the sums' (a
+// mismatch means the manifest or the table is stale). Otherwise the whole
+// file is checked against its sums (verify). verified reports the latter.
+func (tb *Tablebase) check(ctx context.Context, i int, m Material, obj source.Object, name string, r tableReader, legacy bool) (verified bool, err error) {
+	var mf *frameManifest
+	var mfErr error
+	lookup := func() {
+		if !legacy {
+			mf, mfErr = tb.readManifest(ctx, i, m)
+		}
+	}
+	var sums sums
+	if _, remote := obj.(source.Prefetcher); remote {
+		// Over a remote source each lookup is a round trip: the sums
+		// and the manifest are looked up at once. A local lookup is
+		// cheaper than the goroutine.
+		looked := make(chan struct{})
+		go func() {
+			defer close(looked)
+			lookup()
+		}()
+		sums, err = tb.sumsFor(ctx, i, m)
+		<-looked
+	} else {
+		lookup()
+		sums, err = tb.sumsFor(ctx, i, m)
+	}
+	if err != nil {
+		return false, err
+	}
+	if mfErr != nil {
+		return false, mfErr
+	}
+	if mf != nil {
+		if want, ok := sums[m.FileName()]; ok && want != mf.rawSum {
+			return false, fmt.Errorf("%w: %s%s gives the table a sha256 its sums do not (rewrite the manifest if the table was replaced)", ErrCorrupt, m.FileName(), ManifestSuffix)
+		}
+		if attachManifest(r, mf) {
+			return false, nil
+		}
+	}
+	if sums == nil {
+		return false, nil
+	}
+	return true, tb.verify(ctx, sums, obj, name, r)
+}
+
+// verify checks a freshly opened table against its sums. A table the sums
+// do not list is left unchecked. A .bin must match its own sum. A .zst
+// matches its own sum, or else (a recompressed file) must decompress to its
+// raw file's sum; with neither listed it is unchecked. A mismatch is
+// ErrCorrupt naming the file.
+func (tb *Tablebase) verify(ctx context.Context, sums sums, obj source.Object, name string, r tableReader) error {
 	own, hasOwn := sums[name]
 	if hasOwn {
 		got, err := hashObject(ctx, obj, name)
@@ -172,4 +264,33 @@ func sum(h hash.Hash) [sha256.Size]byte {
 	var out [sha256.Size]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// winsInOne reports whether the rules give p the value 1 (FORMAT.md §2):
+// an own blue stands on an exit, or the opponent has one blue left and an
+// own piece stands next to it (any piece captures by stepping on it, and
+// taking the last blue wins). No other position holds 1, so a stored 1
+// where this is false, or another value where it is true, is damage; it is
+// also what tells same-size tables apart (id001's single opponent blue,
+// id002's two), where only the content can.
+func winsInOne(p Position) bool {
+	if p.OwnBlue&ExitMask != 0 {
+		return true
+	}
+	b := p.OppBlue
+	if b == 0 || b&(b-1) != 0 {
+		return false
+	}
+	return (b<<1|b>>1|b<<8|b>>8)&(p.OwnBlue|p.OwnRed) != 0
+}
+
+// checkWinsInOne rejects a stored value that contradicts winsInOne.
+func checkWinsInOne(v uint8, p Position, m Material, idx uint64) error {
+	if (v == 1) != winsInOne(p) {
+		if v == 1 {
+			return fmt.Errorf("%w: %v entry %d holds 1 (a win in one ply) for a position with no escape and no capture of a last blue (a damaged or misnamed table)", ErrCorrupt, m, idx)
+		}
+		return fmt.Errorf("%w: %v entry %d holds %d for a position that wins in one ply (a damaged or misnamed table)", ErrCorrupt, m, idx, v)
+	}
+	return nil
 }

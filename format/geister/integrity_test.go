@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestManifest checks the SHA256SUMS handling on copies of the shared
+// TestManifest checks the SHA256SUMS and builder sidecar handling on copies of the shared
 // id000 table (the reference's file and the reference's manifest): each
 // row names the files put beside each other and whether the table may
 // answer. The probe is a values.tsv row of id000, its value the oracle's.
@@ -60,6 +60,9 @@ func TestManifest(t *testing.T) {
 		{"recompressed zst, manifest of the shipped one", map[string][]byte{zst: recompressed, SumsFile: sums}, false},
 		{"recompressed zst, raw sum only", map[string][]byte{zst: recompressed, SumsFile: []byte(rawLine)}, false},
 		{"table not listed", map[string][]byte{bin: flipped(raw), SumsFile: []byte("")}, false},
+		{"builder's sidecar, intact", map[string][]byte{bin: raw, bin + ".sha256": []byte(rawLine)}, false},
+		{"builder's sidecar, flipped raw", map[string][]byte{bin: flipped(raw), bin + ".sha256": []byte(rawLine)}, true},
+		{"sidecar and manifest disagree", map[string][]byte{bin: raw, SumsFile: sums, bin + ".sha256": []byte(strings.Replace(rawLine, "7", "8", 1))}, true},
 		{"malformed manifest", map[string][]byte{bin: raw, SumsFile: []byte("not a sum  " + bin + "\n")}, true},
 		{"manifest lists a table twice", map[string][]byte{bin: raw, SumsFile: []byte(rawLine + strings.Replace(rawLine, "7", "8", 1))}, true},
 	} {
@@ -144,4 +147,29 @@ func TestFrameChecksums(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no position probed")
 	}
+}
+
+// TestWinsInOne: over every values.tsv row, the reference's value is 1
+// exactly where winsInOne holds (the arbiter: the oracle's values, and
+// FORMAT.md §2's definition of 1), so the check that relies on it never
+// refuses an intact table.
+func TestWinsInOne(t *testing.T) {
+	ones := 0
+	for _, r := range oracle(t, "values.tsv") {
+		p, err := ParseBoard(r["board"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := r.int(t, "value")
+		if (v == 1) != winsInOne(p) {
+			t.Errorf("pos %s %s: value %d, winsInOne %v", r["pos_id"], r["board"], v, winsInOne(p))
+		}
+		if v == 1 {
+			ones++
+		}
+	}
+	if ones == 0 {
+		t.Fatal("no row of value 1")
+	}
+	t.Logf("%d rows of value 1", ones)
 }

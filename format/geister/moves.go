@@ -214,6 +214,9 @@ func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Mate
 		if tv, ok := c.Position.Terminal(); ok && tv != v {
 			return m, 0, nil, fmt.Errorf("%w: %v entry %d holds %d for a position the rules decide as %d", ErrCorrupt, m, first+uint64(i), v, tv)
 		}
+		if err := checkWinsInOne(v, c.Position, m, first+uint64(i)); err != nil {
+			return m, 0, nil, err
+		}
 		c.Value, c.Result = v, ResultOf(v)
 	}
 	return m, first, colourings, nil

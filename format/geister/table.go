@@ -39,6 +39,10 @@ type tableReader interface {
 type rawTable struct {
 	obj  source.Object
 	name string
+	// sums, when set, is checked chunk by chunk as the table is read;
+	// checked has a bit per chunk already found intact.
+	sums    *frameManifest
+	checked []atomic.Uint64
 }
 
 // openRaw checks that a raw file has one byte per entry of its layout.
@@ -50,6 +54,11 @@ func openRaw(obj source.Object, name string, entries uint64) (*rawTable, error) 
 }
 
 func (t *rawTable) read(ctx context.Context, p []byte, off uint64) error {
+	if t.sums != nil && len(p) > 0 {
+		if err := t.checkRawChunks(ctx, off, len(p)); err != nil {
+			return err
+		}
+	}
 	n, err := t.obj.ReadAt(ctx, p, int64(off), source.HintData)
 	if n == len(p) {
 		return nil
@@ -205,6 +214,8 @@ type zstdTable struct {
 	cache *FrameCache
 	// slots holds each frame's cache entry, if any.
 	slots []atomic.Pointer[cacheEntry]
+	// sums, when set, has the hash of each decoded frame.
+	sums *frameManifest
 }
 
 // openZstd reads and validates a seekable-zstd file's seek table, which
@@ -301,6 +312,11 @@ func (t *zstdTable) load(ctx context.Context, f int) ([]byte, error) {
 	}
 	if uint64(len(out)) != ds {
 		return nil, fmt.Errorf("%w: %s frame %d decodes to %d bytes, the seek table says %d", ErrCorrupt, t.name, f, len(out), ds)
+	}
+	if t.sums != nil {
+		if err := t.sums.checkChunk(t.name, f, out); err != nil {
+			return nil, err
+		}
 	}
 	if t.st.sums != nil {
 		if got := uint32(xxhash.Sum64(out)); got != t.st.sums[f] {

@@ -54,7 +54,11 @@ type tableState struct {
 	// legacy marks a file in the legacy layout (named without
 	// "_obsblk"), indexed by LegacyRank instead of Rank.
 	legacy bool
-	err    error
+	// source is the index of the source holding the file; verified is
+	// set when the whole file was checked against its sums on open.
+	source   int
+	verified bool
+	err      error
 }
 
 // index returns p's entry in this table's layout.
@@ -194,13 +198,14 @@ func (tb *Tablebase) find(ctx context.Context, m Material) (*tableState, error) 
 				obj.Close()
 				return nil, err
 			}
+			verified := false
 			if !tb.noVerify {
-				if err := tb.verify(ctx, si, obj, c.name, r); err != nil {
+				if verified, err = tb.check(ctx, si, m, obj, c.name, r, c.legacy); err != nil {
 					r.close()
 					return nil, err
 				}
 			}
-			return &tableState{r: r, name: c.name, legacy: c.legacy}, nil
+			return &tableState{r: r, name: c.name, legacy: c.legacy, source: si, verified: verified}, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: %v (no %s[.zst] in any source)", ErrNoTable, m, obsblk)
@@ -282,7 +287,13 @@ func (tb *Tablebase) DTW(ctx context.Context, p Position) (uint8, error) {
 	if err := st.r.read(ctx, b[:], idx); err != nil {
 		return 0, err
 	}
-	return b[0], checkValue(b[0], m, idx)
+	if err := checkValue(b[0], m, idx); err != nil {
+		return 0, err
+	}
+	if err := checkWinsInOne(b[0], p, m, idx); err != nil {
+		return 0, err
+	}
+	return b[0], nil
 }
 
 // Outcome is the game-theoretic result for the side to move.

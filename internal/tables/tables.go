@@ -185,18 +185,10 @@ func (s Set) Close() error {
 	return errors.Join(errs...)
 }
 
-// Redact hides credentials in a table URL before it is shown anywhere. A
-// local path, which holds none, is shown as given.
-func Redact(raw string) string {
-	u, err := source.ParseURL(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	if u.Scheme == "file" && u.Host == "" && u.User == nil && u.RawQuery == "" {
-		return raw
-	}
-	return source.Redact(u)
-}
+// Redact hides credentials in a table URL before it is shown anywhere
+// (source.RedactURL, the one redaction). A local path, which holds none, is
+// shown as given.
+func Redact(raw string) string { return source.RedactURL(raw) }
 
 // knownPlugins are the plugins this repository builds, by the scheme they
 // serve, with the package their binary is built from.

@@ -254,6 +254,18 @@ func writeTable(ctx context.Context, dir string, m model.Material, values []byte
 	}); err != nil {
 		return err
 	}
+	// The frame manifest lets a reader check the table chunk by chunk as
+	// it reads instead of hashing it whole on open.
+	mf, err := model.ManifestOf(m, values)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(dir, raw+model.ManifestSuffix, func(w io.Writer) error {
+		_, err := w.Write(mf)
+		return err
+	}); err != nil {
+		return err
+	}
 	side := fmt.Sprintf("%s  %s\n%s  %s\n", hex.EncodeToString(rawSum[:]), raw, hex.EncodeToString(h.Sum(nil)), raw+".zst")
 	return writeAtomic(dir, sidecarName(m), func(w io.Writer) error {
 		_, err := io.WriteString(w, side)

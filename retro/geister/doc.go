@@ -11,7 +11,9 @@
 // verified, so an interrupted build can be resumed. A material is complete
 // when its "<name>.sha256" sidecar (sha256sum(1) format, written after both
 // files) matches the raw file, whose size must be the material's entry
-// count, and the ".zst" file.
+// count, and the ".zst" file. Each material also gets a frame manifest
+// ("<name>.tbsum", format/geister's ManifestOf), so readers check the
+// tables chunk by chunk as they read them instead of hashing them whole.
 //
 // The values follow FORMAT.md §2 of the reference folder: odd v wins in v
 // plies, even v loses in v plies, 0 is no result within the 210-ply horizon.

@@ -303,8 +303,34 @@ func (o *object) fetch(ctx context.Context, mine []*entry) error {
 			firstErr = err
 		}
 		o.s.finish(run, buf, err)
+		if errors.Is(err, source.ErrChanged) {
+			o.s.dropVersion(o.name, o.size, o.version)
+		}
 	}
 	return firstErr
+}
+
+// dropVersion forgets every cached block of one version of an object, once
+// a read finds the object replaced: nothing will ask for them again (the
+// reopened object has another version), so they would only hold budget
+// that current blocks could use.
+func (s *Source) dropVersion(name string, size int64, version string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, e := range s.entries {
+		if k.name != name || k.size != size || k.version != version || e.elem == nil {
+			continue
+		}
+		if e.pinned {
+			s.pinned.Remove(e.elem)
+		} else {
+			s.data.Remove(e.elem)
+		}
+		e.elem = nil
+		delete(s.entries, k)
+		s.used -= int64(len(e.data))
+		s.c.Evict(1)
+	}
 }
 
 // finish publishes the outcome of a fetch of run, which read buf from the

@@ -3,6 +3,7 @@ package cache_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,5 +60,47 @@ func TestReplacedObject(t *testing.T) {
 	write(repl, stamp.Add(time.Hour))
 	if !bytes.Equal(read(), repl) {
 		t.Fatal("the object opened again was read from blocks of the replaced version")
+	}
+}
+
+// TestChangedDropsOldBlocks: when a read through an object opened before
+// the server replaced it fails with ErrChanged, every block the cache held
+// of the old version is dropped (Used falls to zero), not left to hold the
+// budget. Arbiters: the transport's ErrChanged and the cache's own byte
+// count.
+func TestChangedDropsOldBlocks(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.bin")
+	if err := os.WriteFile(file, bytes.Repeat([]byte("a"), 100<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inner, err := srchttp.New(httptest.Serve(t, dir), srchttp.Options{OpenRead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cache.Wrap(inner, cache.Options{Budget: 1 << 20, BlockSize: 16 << 10})
+	defer c.Close()
+	ctx := context.Background()
+	obj, err := c.Open(ctx, "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	buf := make([]byte, 32<<10)
+	if _, err := obj.ReadAt(ctx, buf, 0, source.HintData); err != nil {
+		t.Fatal(err)
+	}
+	if c.Used() == 0 {
+		t.Fatal("nothing cached after a read")
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := obj.ReadAt(ctx, buf, 64<<10, source.HintData); !errors.Is(err, source.ErrChanged) {
+		t.Fatalf("read after the replacement: %v, want ErrChanged", err)
+	}
+	if u := c.Used(); u != 0 {
+		t.Errorf("%d bytes of the old version still cached", u)
 	}
 }

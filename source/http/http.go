@@ -250,9 +250,29 @@ func statusErr(resp *http.Response) error {
 	case c == http.StatusNotFound || c == http.StatusGone:
 		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
 	case c == http.StatusRequestTimeout || c == http.StatusTooEarly || c == http.StatusTooManyRequests || c >= 500:
-		return source.Transient(err)
+		d, _ := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		return source.WithRetryAfter(source.Transient(err), d)
 	}
 	return source.Permanent(err)
+}
+
+// retryAfter reads a Retry-After header (RFC 9110 §10.2.3): delay seconds
+// or an HTTP date, which is measured from now.
+func retryAfter(h string, now time.Time) (time.Duration, bool) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return time.Duration(min(secs, 1<<31)) * time.Second, true
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
 }
 
 // drain discards a little of an unwanted body so the connection can be

@@ -188,6 +188,9 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if s.known(ctx, name) {
 		return nil, &source.Error{Op: "open", Name: name, Err: source.ErrNotFound}
 	}
+	// A miss dates from when the lookup began, so one that raced with the
+	// object's upload is not trusted for a whole TTL after it.
+	asked := s.now()
 	obj, err := s.inner.Open(ctx, name)
 	if errors.Is(err, source.ErrNotFound) {
 		s.mu.Lock()
@@ -195,7 +198,7 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 			// Bounded: a flood of made-up names must not grow it forever.
 			clear(s.missing)
 		}
-		s.missing[name] = s.now()
+		s.missing[name] = asked
 		if l := s.listing; l != nil {
 			select {
 			case <-l.done:

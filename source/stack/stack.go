@@ -1,14 +1,17 @@
 // Package stack opens a source by URL with the wrappers a front end wants
 // around it, in the one order that makes their counters meaningful:
 //
-//	cache → [diskcache] → listcache → retry → limit → metrics → transport
+//	cache → [diskcache] → listcache → retry → limit → breaker → metrics → transport
 //
 // The metrics wrapper sits right above the transport, so Stats().Requests
 // is the number of requests the transport really made (retries included);
 // the retry wrapper repeats transient failures below the cache, so a cached
 // block is fetched at most once per reader even when its fetch needed
 // retries; the limit bounds the requests in flight per attempt, so a retry's
-// backoff holds no slot; the listing cache answers lookups of missing objects
+// backoff holds no slot; the breaker sits under the limit, so calls queued
+// for a slot when a source dies are refused at once instead of each paying
+// a timeout, and under the retries, so its refusal (not retryable) ends
+// them; the listing cache answers lookups of missing objects
 // from one listing (or a remembered miss) above the retries; the cache is
 // outermost, so hits cost no request at all; the optional disk cache
 // (Options.Disk) sits under it, so a memory miss that the disk holds costs
@@ -26,6 +29,7 @@ import (
 
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every built-in transport
+	"github.com/tbfs/tbfs/source/breaker"
 	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/diskcache"
 	"github.com/tbfs/tbfs/source/limit"
@@ -52,6 +56,9 @@ type Options struct {
 	// MetadataTTL is how long a listing of a remote source, and a miss,
 	// answer whether an object exists. Zero means listcache.DefaultTTL.
 	MetadataTTL time.Duration
+	// Breaker tunes the circuit breaker of remote sources; Open sets its
+	// URL field when empty.
+	Breaker breaker.Options
 	// Disk, when its Dir is set, keeps the blocks fetched from a remote
 	// source on disk, across runs. Local sources never get it.
 	Disk DiskOptions
@@ -72,6 +79,7 @@ type Stack struct {
 	top      source.Source
 	counters *metrics.Counters
 	cache    *cache.Source
+	breaker  *breaker.Source
 	disk     *diskcache.Source
 }
 
@@ -91,6 +99,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Breaker.URL == "" {
+		opts.Breaker.URL = source.Redact(u)
+	}
 	st, err := build(raw, u.Scheme != "file", source.Redact(u), opts)
 	if err != nil {
 		raw.Close()
@@ -100,7 +111,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Stack, error) {
 }
 
 // Wrap builds the stack over a source opened some other way; remote says
-// whether it gets the cache.
+// whether it gets the caches and the breaker.
 // It ignores opts.Disk, which needs the source's URL: use Open for a disk
 // cache.
 func Wrap(raw source.Source, remote bool, opts Options) *Stack {
@@ -114,8 +125,13 @@ func build(raw source.Source, remote bool, location string, opts Options) (*Stac
 	c := new(metrics.Counters)
 	p := opts.Retry
 	p.Counters = c
-	var top source.Source = retry.Wrap(limit.Wrap(metrics.Wrap(raw, c), opts.MaxRequests), p)
 	st := &Stack{counters: c}
+	var below source.Source = metrics.Wrap(raw, c)
+	if remote {
+		st.breaker = breaker.Wrap(below, opts.Breaker)
+		below = st.breaker
+	}
+	var top source.Source = retry.Wrap(limit.Wrap(below, opts.MaxRequests), p)
 	if remote {
 		top = listcache.Wrap(top, listcache.Options{TTL: opts.MetadataTTL})
 	}
@@ -147,6 +163,15 @@ func build(raw source.Source, remote bool, location string, opts Options) (*Stac
 
 // Stats returns a snapshot of every counter in the stack.
 func (s *Stack) Stats() metrics.Stats { return s.counters.Stats() }
+
+// BreakerStats reports the circuit breaker's counters (zero for a local
+// source, which has none).
+func (s *Stack) BreakerStats() breaker.Stats {
+	if s.breaker == nil {
+		return breaker.Stats{}
+	}
+	return s.breaker.Stats()
+}
 
 // CachedBytes is the number of bytes the cache holds now (0 without one).
 func (s *Stack) CachedBytes() int64 {

@@ -1,0 +1,157 @@
+package geister
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// writeManifests writes, into a copy of the shared tables' folder (every
+// .zst and the reference's SHA256SUMS), the frame manifest of every table,
+// each written by Manifest only after the table verified against the
+// reference's sums; it returns the folder and the manifests by material.
+func writeManifests(t testing.TB) (string, map[int][]byte) {
+	t.Helper()
+	shared := sharedTables(t)
+	tb := openDir(t, shared, Options{})
+	out := map[int][]byte{}
+	for id := range 5 {
+		m, err := MaterialByID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := tb.Manifest(context.Background(), m)
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		out[id] = b
+	}
+	return shared, out
+}
+
+// TestFrameManifest: with a frame manifest beside it a table answers as
+// the reference does, and a damaged or misplaced one fails with
+// ErrCorrupt: the chunk a flipped byte falls in, every read of a table
+// swapped with another of the same size, a manifest whose sha256 the sums
+// contradict. Arbiters: the oracle's values.tsv rows (every row of the
+// material), and the damage itself for the errors.
+func TestFrameManifest(t *testing.T) {
+	shared, mfs := writeManifests(t)
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(shared, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	m0, _ := MaterialByID(0)
+	m1, _ := MaterialByID(1)
+	m2, _ := MaterialByID(2)
+	raw0 := read(m0.FileName())
+	flipped := append([]byte(nil), raw0...)
+	const flipAt = 300_000
+	flipped[flipAt] ^= 0x10
+	mf0, err := decodeFrameManifest(mfs[0], m0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf0.rawSum[0] ^= 1
+	stale := mf0.encode()
+	rows := map[int][]oracleRow{}
+	for _, r := range oracle(t, "values.tsv") {
+		rows[r.int(t, "id")] = append(rows[r.int(t, "id")], r)
+	}
+	man := func(m Material) string { return m.FileName() + ManifestSuffix }
+	for _, c := range []struct {
+		name  string
+		files map[string][]byte
+		ids   []int
+		// bad says which rows must fail: all, none, or those whose
+		// entry lies in the flipped chunk.
+		bad string
+	}{
+		{"raw with manifest and sums", map[string][]byte{m0.FileName(): raw0, man(m0): mfs[0], SumsFile: read(SumsFile)}, []int{0}, "none"},
+		{"zst with manifest, no sums", map[string][]byte{m1.FileName() + ".zst": read(m1.FileName() + ".zst"), man(m1): mfs[1]}, []int{1}, "none"},
+		{"flipped raw with manifest", map[string][]byte{m0.FileName(): flipped, man(m0): mfs[0]}, []int{0}, "chunk"},
+		{"id001 and id002 swapped", map[string][]byte{
+			m1.FileName() + ".zst": read(m2.FileName() + ".zst"), man(m1): mfs[1],
+			m2.FileName() + ".zst": read(m1.FileName() + ".zst"), man(m2): mfs[2]}, []int{1, 2}, "all"},
+		{"manifest the sums contradict", map[string][]byte{m0.FileName(): raw0, man(m0): stale, SumsFile: read(SumsFile)}, []int{0}, "all"},
+		{"another material's manifest", map[string][]byte{m1.FileName() + ".zst": read(m1.FileName() + ".zst"), man(m1): mfs[2]}, []int{1}, "all"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, b := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tb, closeTB := openTemp(t, dir, Options{})
+			defer closeTB()
+			n, failing := 0, 0
+			for _, id := range c.ids {
+				m, _ := MaterialByID(id)
+				for _, r := range rows[id] {
+					p, err := ParseBoard(r["board"])
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := uint8(r.int(t, "value"))
+					got, err := tb.DTW(context.Background(), p)
+					_, idx, _ := Rank(p)
+					_, term := p.Terminal()
+					mustFail := !term && (c.bad == "all" || c.bad == "chunk" && idx/manifestChunk == flipAt/manifestChunk)
+					switch {
+					case mustFail && !errors.Is(err, ErrCorrupt):
+						t.Fatalf("%v pos %s: DTW = %d, %v; want ErrCorrupt", m, r["pos_id"], got, err)
+					case !mustFail && (err != nil || got != want):
+						t.Fatalf("%v pos %s: DTW = %d, %v; oracle %d", m, r["pos_id"], got, err, want)
+					}
+					n++
+					if mustFail {
+						failing++
+					}
+				}
+			}
+			if n == 0 || (c.bad != "none") != (failing > 0) {
+				t.Fatalf("%d rows, %d of them in damage's reach", n, failing)
+			}
+		})
+	}
+	// A table its sums do not list gets no manifest: there is nothing to
+	// check it against.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, m0.FileName()), raw0, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb, closeTB := openTemp(t, dir, Options{})
+	defer closeTB()
+	if _, err := tb.Manifest(context.Background(), m0); err == nil {
+		t.Error("Manifest wrote a manifest for a table no sums list")
+	}
+}
+
+// TestManifestOf: a builder's manifest of the raw bytes is the one Manifest
+// writes from the reference's table after checking it against the
+// reference's SHA256SUMS (the arbiter).
+func TestManifestOf(t *testing.T) {
+	shared, mfs := writeManifests(t)
+	m, _ := MaterialByID(0)
+	raw, err := os.ReadFile(filepath.Join(shared, m.FileName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ManifestOf(m, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, mfs[0]) {
+		t.Error("ManifestOf differs from Manifest of the verified table")
+	}
+	if _, err := ManifestOf(m, raw[1:]); err == nil {
+		t.Error("ManifestOf accepted bytes of the wrong size")
+	}
+}
