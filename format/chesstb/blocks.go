@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/tbfs/tbfs/internal/lzma"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -229,7 +230,7 @@ func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
 
 // lzmaPropsSize is the length of the LZMA properties each block carries at
 // its tail (one lc/lp/pb byte and a 32-bit dictionary size).
-const lzmaPropsSize = 5
+const lzmaPropsSize = lzma.PropsSize
 
 // lzmaBlock is a block decoded as far as probes have needed: the first
 // probe decodes up to its cell, a later probe of a cell further in resumes
@@ -242,9 +243,9 @@ type lzmaBlock struct {
 	done atomic.Int64
 	view atomic.Pointer[[]byte] // holds at least the first done bytes
 	mu   sync.Mutex
-	buf  []byte       // the buffer view points at, under mu
-	dec  *lzmaDecoder // nil once the block is complete
-	err  error        // a decode failure, repeated to every later reader
+	buf  []byte        // the buffer view points at, under mu
+	dec  *lzma.Decoder // nil once the block is complete
+	err  error         // a decode failure, repeated to every later reader
 	// onGrow, when set, is called with the bytes the block's
 	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
@@ -258,7 +259,7 @@ type lzmaBlock struct {
 func (lb *lzmaBlock) markEvicted() { lb.evicted.Store(true) }
 
 // newLZMABlock prepares block of size bytes decoded by z.
-func newLZMABlock(z *lzmaDecoder, size int) *lzmaBlock {
+func newLZMABlock(z *lzma.Decoder, size int) *lzmaBlock {
 	lb := &lzmaBlock{size: size, dec: z}
 	lb.view.Store(&lb.buf)
 	return lb
@@ -271,7 +272,7 @@ func (lb *lzmaBlock) memSize() int64 {
 	defer lb.mu.Unlock()
 	n := int64(cap(lb.buf))
 	if lb.dec != nil {
-		n += lb.dec.memSize()
+		n += lb.dec.StateBytes()
 	}
 	return n
 }
@@ -296,7 +297,7 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	if pos >= n {
 		return lb.buf, nil
 	}
-	if want := min(lb.size, n+lzmaMaxMatch); len(lb.buf) < want {
+	if want := min(lb.size, n+lzma.MaxMatch); len(lb.buf) < want {
 		grown := min(lb.size, max(want, len(lb.buf)*5/4, len(lb.buf)+lzmaMinGrowth))
 		nb := make([]byte, grown)
 		copy(nb, lb.buf[:pos])
@@ -307,9 +308,9 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 			lb.onGrow(delta)
 		}
 	}
-	err := lb.dec.decodeTo(lb.buf, &pos, n, lb.size)
+	pos, err := lb.dec.Decode(lb.buf, n)
 	if err == nil && pos < n {
-		err = fmt.Errorf("%w: decoding stopped at byte %d short of %d", errLZMA, pos, n)
+		err = fmt.Errorf("decoding stopped at byte %d short of %d", pos, n)
 	}
 	if err != nil {
 		lb.err = corruptf("LZMA: %v", err)
@@ -319,7 +320,7 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	if pos == lb.size {
 		// The coder and the compressed bytes are no longer needed.
 		if lb.onGrow != nil {
-			lb.onGrow(-lb.dec.memSize())
+			lb.onGrow(-lb.dec.StateBytes())
 		}
 		lb.dec = nil
 	}
@@ -328,7 +329,7 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 
 // lzmaDecoder reads compressed block b of frame c and prepares its
 // decoder; the format keeps the LZMA properties after the stream.
-func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64) (*lzmaDecoder, error) {
+func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64, size int) (*lzma.Decoder, error) {
 	comp, err := t.readCompressed(ctx, c, b)
 	if err != nil {
 		return nil, err
@@ -336,7 +337,7 @@ func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64) (*lzmaDeco
 	if len(comp) < lzmaPropsSize {
 		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
 	}
-	z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+	z, err := lzma.NewDecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], size)
 	if err != nil {
 		return nil, corruptf("LZMA: %v", err)
 	}
@@ -353,11 +354,11 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		}
 	}
 	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
-		z, err := t.lzmaDecoder(ctx, c, b)
+		z, err := t.lzmaDecoder(ctx, c, b, int(t.hdr.frames[c].blockBytes(b)))
 		if err != nil {
 			return nil, 0, err
 		}
-		lb := newLZMABlock(z, int(t.hdr.frames[c].blockBytes(b)))
+		lb := newLZMABlock(z, z.Size())
 		if _, err := lb.upTo(need); err != nil {
 			return nil, 0, err
 		}
@@ -383,13 +384,8 @@ func decodeLZMA(comp []byte, size uint64) ([]byte, error) {
 	if len(comp) < lzmaPropsSize {
 		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
 	}
-	z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+	out, err := lzma.DecodeAll(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], int(size))
 	if err != nil {
-		return nil, corruptf("LZMA: %v", err)
-	}
-	out := make([]byte, size)
-	pos := 0
-	if err := z.decode(out, &pos, len(out)); err != nil {
 		return nil, corruptf("LZMA: %v", err)
 	}
 	return out, nil

@@ -31,7 +31,7 @@
 //  5. cellIndex maps the position to its cell (index.go: symmetry, king and
 //     pawn slices, binomial ranking, the header's per-colour permutation),
 //     and tableFile.readWDL / readRank fetch the cell through the block
-//     cache. Distance and pack blocks are decoded lazily (lzma.go,
+//     cache. Distance and pack blocks are decoded lazily (internal/lzma,
 //     lzmaBlock): only as far as the cell asked for, resumed by later
 //     probes, in a buffer that grows with what is decoded and is charged to
 //     the budget as it grows; pack lookups go through a
