@@ -25,6 +25,10 @@ type tableFile struct {
 	cache *blockCache
 	// sums is the table's integrity manifest, nil when it has none.
 	sums *manifest
+	// decoded is the second tier of decoded blocks, nil for none; keys
+	// names this table's blocks there.
+	decoded DecodedStore
+	keys    decodedKeys
 }
 
 var nextFileID atomic.Uint64
@@ -255,6 +259,14 @@ type lzmaBlock struct {
 	evicted atomic.Bool
 }
 
+// decodedLZMABlock is a block whose bytes are all at hand.
+func decodedLZMABlock(data []byte) *lzmaBlock {
+	lb := &lzmaBlock{size: len(data), buf: data}
+	lb.done.Store(int64(len(data)))
+	lb.view.Store(&lb.buf)
+	return lb
+}
+
 // markEvicted records that the cache no longer holds the block.
 func (lb *lzmaBlock) markEvicted() { lb.evicted.Store(true) }
 
@@ -354,11 +366,10 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		}
 	}
 	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
-		z, err := t.lzmaDecoder(ctx, c, b, int(t.hdr.frames[c].blockBytes(b)))
+		lb, err := t.openLZMABlock(ctx, c, b, int(t.hdr.frames[c].blockBytes(b)))
 		if err != nil {
 			return nil, 0, err
 		}
-		lb := newLZMABlock(z, z.Size())
 		if _, err := lb.upTo(need); err != nil {
 			return nil, 0, err
 		}

@@ -34,6 +34,10 @@ type Options struct {
 	RequireManifest bool
 	// NoManifests ignores manifests altogether (for writing new ones).
 	NoManifests bool
+	// DecodedBlocks, when set, keeps decoded distance and pack blocks
+	// beyond the block cache, so a later process need not decode them
+	// again (see DecodedStore).
+	DecodedBlocks DecodedStore
 }
 
 // Tablebase answers probes from the chesstb tables found in its sources. It
@@ -215,5 +219,6 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 			return nil, &FileError{File: name, Block: -1, Err: err}
 		}
 	}
-	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache}, nil
+	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache,
+		decoded: tb.opts.DecodedBlocks}, nil
 }
