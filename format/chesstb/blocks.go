@@ -238,10 +238,13 @@ const lzmaPropsSize = lzma.PropsSize
 
 // lzmaBlock is a block decoded as far as probes have needed: the first
 // probe decodes up to its cell, a later probe of a cell further in resumes
-// from the saved coder state. Bytes below done never change. The buffer
-// grows with what is decoded (a copy into a larger one), so a block the
-// probes read only the start of holds, and costs the cache budget, only that
-// much; onGrow tells the cache.
+// from the saved coder state. Bytes below done never change. The first
+// buffer holds what the first probe needs (at least lzmaFirstBytes), so a
+// block the probes read only the start of holds, and costs the cache budget,
+// only that much; a probe that needs more gets the whole block's buffer at
+// once, so a block is copied at most once, a first buffer's worth, instead
+// of on every growth (that copying and the clearing of each larger buffer
+// were an eighth of a cold pass). onGrow tells the cache.
 type lzmaBlock struct {
 	size int
 	done atomic.Int64
@@ -289,9 +292,8 @@ func (lb *lzmaBlock) memSize() int64 {
 	return n
 }
 
-// lzmaMinGrowth is the least a block's buffer grows by, so a walk through
-// a block in small steps does not copy it over and over.
-const lzmaMinGrowth = 64 << 10
+// lzmaFirstBytes is the least a block's first buffer holds.
+const lzmaFirstBytes = 64 << 10
 
 // upTo returns the block with at least its first n bytes decoded; the
 // slice may be longer than what is decoded, and shorter than the block.
@@ -310,7 +312,10 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 		return lb.buf, nil
 	}
 	if want := min(lb.size, n+lzma.MaxMatch); len(lb.buf) < want {
-		grown := min(lb.size, max(want, len(lb.buf)*5/4, len(lb.buf)+lzmaMinGrowth))
+		grown := lb.size
+		if len(lb.buf) == 0 {
+			grown = min(lb.size, max(want, lzmaFirstBytes))
+		}
 		nb := make([]byte, grown)
 		copy(nb, lb.buf[:pos])
 		delta := int64(grown - len(lb.buf))
