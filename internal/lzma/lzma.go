@@ -292,7 +292,9 @@ func (z *Decoder) decode(out []byte, target int) error {
 	target = min(target, len(out), size)
 	in, inp, rng, cod := z.in, z.inp, z.rng, z.cod
 	state := z.state
-	rep0, rep1, rep2, rep3 := z.rep[0], z.rep[1], z.rep[2], z.rep[3]
+	// rep1..rep3 stay in z.rep: they are rarely touched, and as locals
+	// they would crowd the coder out of registers.
+	rep0 := z.rep[0]
 	pbMask := uint32(1)<<z.pb - 1
 	lpMask := uint32(1)<<z.lp - 1
 	lc := z.lc
@@ -381,19 +383,19 @@ loop:
 				rng, cod, inp = rcNorm(rng, cod, in, inp)
 				rng, cod, bit = rcBit(&z.isRepG1[state], rng, cod)
 				if bit == 0 {
-					dist = rep1
+					dist = z.rep[1]
 				} else {
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
 					rng, cod, bit = rcBit(&z.isRepG2[state], rng, cod)
 					if bit == 0 {
-						dist = rep2
+						dist = z.rep[2]
 					} else {
-						dist = rep3
-						rep3 = rep2
+						dist = z.rep[3]
+						z.rep[3] = z.rep[2]
 					}
-					rep2 = rep1
+					z.rep[2] = z.rep[1]
 				}
-				rep1 = rep0
+				z.rep[1] = rep0
 				rep0 = dist
 			}
 			length, rng, cod, inp = z.repLenDec.decodeLen(posState, rng, cod, in, inp)
@@ -403,7 +405,7 @@ loop:
 				state = 11
 			}
 		} else {
-			rep3, rep2, rep1 = rep2, rep1, rep0
+			z.rep[3], z.rep[2], z.rep[1] = z.rep[2], z.rep[1], rep0
 			length, rng, cod, inp = z.lenDec.decodeLen(posState, rng, cod, in, inp)
 			if state < 7 {
 				state = 7
@@ -484,6 +486,6 @@ loop:
 	z.pos = p
 	z.inp, z.rng, z.cod = inp, rng, cod
 	z.state = state
-	z.rep = [4]uint32{rep0, rep1, rep2, rep3}
+	z.rep[0] = rep0
 	return err
 }
