@@ -41,9 +41,22 @@ gofmt_clean() {
   fi
 }
 
+# man_pages: both binaries generate their man pages (cobra/doc), as a
+# package build would, each page a troff file.
+man_pages() {
+  local dir
+  dir=$(mktemp -d)
+  go run ./cmd/tbprobe man "$dir/tbprobe" && go run ./cmd/tbfs man "$dir/tbfs" &&
+    ls "$dir/tbprobe/tbprobe.1" "$dir/tbfs/tbfs-mount.1" >/dev/null
+  local rc=$?
+  rm -rf "$dir"
+  return $rc
+}
+
 total_start=$(date +%s)
 stage gofmt gofmt_clean
 stage vet go vet ./... ./testdata/
+stage man man_pages
 stage race go test -race -count=1 -timeout 40m ./... ./testdata/
 stage full go test -count=1 -timeout 40m ./... ./testdata/
 

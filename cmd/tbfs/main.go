@@ -13,24 +13,24 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/fssource"
@@ -44,11 +44,9 @@ import (
 	_ "github.com/tbfs/tbfs/source/all"
 )
 
-const usage = `usage:
-  tbfs mount [--tables URL]... [--geister URL]... [--cache-size BYTES]
-             [--cache-dir DIR [--cache-dir-size BYTES]] [--metadata-ttl DURATION]
-             [--max-requests N] [--allow-other] [--debug] MOUNTPOINT
-  tbfs unmount MOUNTPOINT
+// mountLong is mount's help text.
+const mountLong = `Mounts chess endgame tablebases as a read-only file system at MOUNTPOINT
+and answers until SIGINT or SIGTERM (or tbfs unmount), then unmounts.
 
 --tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
 tables are searched in the order given. Without --tables the fixture tables
@@ -59,68 +57,34 @@ mounted, from any working directory.
 size and version, or that it does not exist) is trusted without asking
 again: with --cache-dir a remount whose reads are on disk sends no request
 within it. A table replaced on the server is never mixed with its old
-version; after the TTL it is served as the new one.
-`
+version; after the TTL it is served as the new one.`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// Exit statuses: 0 success, 1 failure, 2 usage error.
+// run executes the command line args and returns the exit status: 0
+// success, 1 failure, 2 usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+	root := &cobra.Command{
+		Use:   "tbfs",
+		Short: "Mount endgame tablebases as a read-only file system",
+		Long: "tbfs mounts chess endgame tablebases as a read-only file system; then\n" +
+			"cat \"MOUNTPOINT/chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\" prints what the tables\n" +
+			"say about the position. README at the mount's root describes the tree.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// A bare "tbfs" is a usage mistake, not a request for help.
+			cmd.SetOut(cmd.ErrOrStderr())
+			cmd.Usage()
+			return cli.Exit(2)
+		},
 	}
-	switch args[0] {
-	case "mount":
-		return runMount(args[1:], stdout, stderr)
-	case "unmount", "umount":
-		return runUnmount(args[1:], stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	fmt.Fprintf(stderr, "tbfs: unknown command %q\n%s", args[0], usage)
-	return 2
-}
-
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
-// sizeFlag is a byte count with an optional K, M or G suffix (powers of
-// 1024).
-type sizeFlag int64
-
-func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
-func (s *sizeFlag) Set(v string) error {
-	n, err := parseSize(v)
-	if err != nil {
-		return err
-	}
-	*s = sizeFlag(n)
-	return nil
-}
-
-func parseSize(v string) (int64, error) {
-	mult := int64(1)
-	t := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(v, "B"), "i"))
-	switch {
-	case strings.HasSuffix(t, "K"):
-		mult, t = 1<<10, strings.TrimSuffix(t, "K")
-	case strings.HasSuffix(t, "M"):
-		mult, t = 1<<20, strings.TrimSuffix(t, "M")
-	case strings.HasSuffix(t, "G"):
-		mult, t = 1<<30, strings.TrimSuffix(t, "G")
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("bad size %q (want a positive number of bytes, optionally with K, M or G)", v)
-	}
-	return n * mult, nil
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newMountCmd(), newUnmountCmd())
+	cli.Setup(root)
+	return cli.Execute(root, args)
 }
 
 // mountConfig is what the mount command was asked for.
@@ -137,48 +101,53 @@ type mountConfig struct {
 	maxRequests  int
 }
 
-func parseMount(args []string, stderr io.Writer) (mountConfig, error) {
+// newMountCmd is "tbfs mount".
+func newMountCmd() *cobra.Command {
 	var cfg mountConfig
-	var tables, geisterTables listFlag
-	size := sizeFlag(chesstb.DefaultBlockCacheBytes)
-	diskSize := sizeFlag(1 << 30)
-	fl := flag.NewFlagSet("tbfs mount", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Var(&geisterTables, "geister", "where Geister tables are (repeatable); adds geister/ to the mount")
-	fl.Var(&tables, "tables", "where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
-	fl.Var(&size, "cache-size", "bytes of table data kept in memory, for decoded blocks and again for fetched remote blocks (K, M, G suffixes)")
-	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this directory, across remounts")
-	fl.Var(&diskSize, "cache-dir-size", "bytes --cache-dir may hold (K, M, G suffixes)")
+	size := cli.Size(chesstb.DefaultBlockCacheBytes)
+	diskSize := cli.Size(1 << 30)
+	cmd := &cobra.Command{
+		Use:   "mount [flags] MOUNTPOINT",
+		Short: "Mount the tables at MOUNTPOINT and serve them until stopped",
+		Long:  mountLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg.cacheSize, cfg.cacheDirSize = int64(size), int64(diskSize)
+			if err := checkMount(&cfg, args); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tbfs: %v\n", err)
+				return cli.Exit(2)
+			}
+			return cli.Exit(runMount(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&cfg.geister, "geister", nil, "`URL` where Geister tables are (repeatable); adds geister/ to the mount")
+	fl.StringArrayVar(&cfg.tables, "tables", nil, "`URL` where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
+	fl.Var(&size, "cache-size", "`SIZE` of table data kept in memory, for decoded blocks and again for fetched remote blocks (e.g. 64MiB, 1.5G; binary units)")
+	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this `DIR`, across remounts")
+	fl.Var(&diskSize, "cache-dir-size", "`SIZE` --cache-dir may hold (binary units)")
 	fl.DurationVar(&cfg.metadataTTL, "metadata-ttl", 5*time.Minute, "how long a remote table's size and version, or its absence, are trusted without asking again")
 	fl.IntVar(&cfg.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
 	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic")
-	fl.Usage = func() { fmt.Fprint(stderr, usage) }
-	if err := fl.Parse(args); err != nil {
-		return cfg, err
-	}
-	if fl.NArg() != 1 {
-		return cfg, fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", fl.NArg())
-	}
-	if cfg.metadataTTL < 0 {
-		return cfg, fmt.Errorf("--metadata-ttl %v: must not be negative", cfg.metadataTTL)
-	}
-	if cfg.maxRequests <= 0 {
-		return cfg, fmt.Errorf("--max-requests %d: want a positive number", cfg.maxRequests)
-	}
-	cfg.geister = geisterTables
-	cfg.tables, cfg.cacheSize, cfg.cacheDirSize, cfg.mountpoint = tables, int64(size), int64(diskSize), fl.Arg(0)
-	return cfg, nil
+	return cmd
 }
 
-func runMount(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseMount(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "tbfs: %v\n", err)
-		}
-		return 2
+// checkMount validates the parsed flags and takes the mount point from args.
+func checkMount(cfg *mountConfig, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", len(args))
 	}
+	if cfg.metadataTTL < 0 {
+		return fmt.Errorf("--metadata-ttl %v: must not be negative", cfg.metadataTTL)
+	}
+	if cfg.maxRequests <= 0 {
+		return fmt.Errorf("--max-requests %d: want a positive number", cfg.maxRequests)
+	}
+	cfg.mountpoint = args[0]
+	return nil
+}
+
+func runMount(cfg mountConfig, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, stdout, stderr); err != nil {
@@ -398,14 +367,25 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	return nil
 }
 
-// runUnmount unmounts a tbfs mount point: directly when allowed (root),
-// else through fusermount3 or fusermount.
-func runUnmount(args []string, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintf(stderr, "tbfs: unmount takes one MOUNTPOINT\n%s", usage)
-		return 2
+// newUnmountCmd is "tbfs unmount".
+func newUnmountCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "unmount MOUNTPOINT",
+		Aliases: []string{"umount"},
+		Short:   "Unmount a tbfs mount point",
+		Long:    "Unmounts a tbfs mount point: directly when allowed (root), else through\nfusermount3 or fusermount.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return cli.UsageError(cmd, "unmount takes one MOUNTPOINT")
+			}
+			return cli.Exit(runUnmount(args[0], cmd.ErrOrStderr()))
+		},
 	}
-	mnt := args[0]
+}
+
+// runUnmount unmounts mnt: directly when allowed (root), else through
+// fusermount3 or fusermount.
+func runUnmount(mnt string, stderr io.Writer) int {
 	err := unix.Unmount(mnt, 0)
 	if errors.Is(err, unix.EPERM) {
 		for _, tool := range []string{"fusermount3", "fusermount"} {

@@ -417,7 +417,7 @@ func TestUsage(t *testing.T) {
 		{nil, 2, "usage"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 		{[]string{"mount"}, 2, "one MOUNTPOINT"},
-		{[]string{"mount", "--nope", "x"}, 2, "not defined"},
+		{[]string{"mount", "--nope", "x"}, 2, "unknown flag"},
 		{[]string{"mount", "--cache-size", "lots", "x"}, 2, "bad size"},
 		{[]string{"mount", "--tables", "gopher://x/y", t.TempDir()}, 1, "unknown scheme"},
 		{[]string{"unmount"}, 2, "one MOUNTPOINT"},
@@ -429,19 +429,6 @@ func TestUsage(t *testing.T) {
 		code := run(tt.args, &out, &errb)
 		if code != tt.code || !strings.Contains(out.String()+errb.String(), tt.msg) {
 			t.Errorf("tbfs %v: exit %d, output %q; want %d and %q", tt.args, code, out.String()+errb.String(), tt.code, tt.msg)
-		}
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"1": 1, "64M": 64 << 20, "2G": 2 << 30, "512KiB": 512 << 10, "3MB": 3 << 20} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "0", "-5", "1T", "M", "9999999999G"} {
-		if _, err := parseSize(bad); err == nil {
-			t.Errorf("parseSize(%q) accepted", bad)
 		}
 	}
 }

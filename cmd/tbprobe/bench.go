@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -16,15 +15,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source/metrics"
 )
 
-// benchUsage is printed for bench -h.
-const benchUsage = `usage: tbprobe bench (--positions FILE | --random N [--seed S] [--write FILE]) [--tables URL]... [--parallel P] [--wdl] [--json]
-
-Probes every position twice: cold (fresh tables, empty caches) and warm (the
+// benchLong is bench's help text.
+const benchLong = `Probes every position twice: cold (fresh tables, empty caches) and warm (the
 same tables again), and reports for each pass probes/s, latency p50/p99, the
 source cache's hit rate, the requests (opens: a HEAD or the GET that opens an
 object; reads; lists) and bytes the transport served, and
@@ -32,9 +32,7 @@ the process's CPU time (probes per CPU second). A probe asks for every
 metric (Probe), or with --wdl for the WDL class alone.
 Positions come from a file (one FEN per line) or are drawn at random from
 the materials the tables hold (legal placements, either side to move) with a
-fixed seed; --write saves them.
-
-`
+fixed seed; --write saves them.`
 
 // benchPass is what one pass over the positions measured.
 type benchPass struct {
@@ -60,37 +58,50 @@ type benchPass struct {
 	BlockCacheUsed int64   `json:"block_cache_bytes"`
 }
 
-// runBench implements "tbprobe bench".
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, benchUsage)
-		fs.PrintDefaults()
-	}
+// benchOptions are bench's flags.
+type benchOptions struct {
+	posFile, write string
+	random         int
+	seed           uint64
+	parallel       int
+	wdlOnly        bool
+	asJSON         bool
+}
+
+// newBenchCmd is "tbprobe bench".
+func newBenchCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	posFile := fs.String("positions", "", "file of FENs, one per line")
-	random := fs.Int("random", 0, "draw this many random legal positions of the tables' materials instead")
-	seed := fs.Uint64("seed", 1, "seed for --random")
-	write := fs.String("write", "", "with --random, also write the positions to this file")
-	parallel := fs.Int("parallel", 1, "concurrent probers")
-	wdlOnly := fs.Bool("wdl", false, "probe the WDL class only, not every metric")
-	asJSON := fs.Bool("json", false, "print one JSON object per pass")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	var o benchOptions
+	cmd := &cobra.Command{
+		Use:   "bench (--positions FILE | --random N [--seed S] [--write FILE]) [flags]",
+		Short: "Measure probes/s, latency and transport cost over a set of positions",
+		Long:  benchLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runBench(cmd.Context(), &tf, o, args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if (*posFile == "") == (*random == 0) || *random < 0 || *parallel < 1 || fs.NArg() > 0 {
+	fs := cmd.Flags()
+	tf.register(fs)
+	fs.StringVar(&o.posFile, "positions", "", "file of FENs, one per line")
+	fs.IntVar(&o.random, "random", 0, "draw this many random legal positions of the tables' materials instead")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed for --random")
+	fs.StringVar(&o.write, "write", "", "with --random, also write the positions to this file")
+	fs.IntVar(&o.parallel, "parallel", 1, "concurrent probers")
+	fs.BoolVar(&o.wdlOnly, "wdl", false, "probe the WDL class only, not every metric")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per pass")
+	return cmd
+}
+
+// runBench runs both passes and returns the exit status.
+func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string, stdout, stderr io.Writer) int {
+	if (o.posFile == "") == (o.random == 0) || o.random < 0 || o.parallel < 1 || len(args) > 0 {
 		fmt.Fprintln(stderr, "tbprobe bench: give exactly one of --positions FILE or --random N (and --parallel ≥ 1)")
 		return 2
 	}
 	var fens []string
-	if *posFile != "" {
+	if o.posFile != "" {
 		var err error
-		if fens, err = readFENs(*posFile); err != nil {
+		if fens, err = readFENs(o.posFile); err != nil {
 			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
 			return 1
 		}
@@ -100,14 +111,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
 			return 1
 		}
-		fens, err = randomPositions(ctx, ts, *random, *seed)
+		fens, err = randomPositions(ctx, ts, o.random, o.seed)
 		ts.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
 			return 1
 		}
-		if *write != "" {
-			if err := os.WriteFile(*write, []byte(strings.Join(fens, "\n")+"\n"), 0o644); err != nil {
+		if o.write != "" {
+			if err := os.WriteFile(o.write, []byte(strings.Join(fens, "\n")+"\n"), 0o644); err != nil {
 				fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
 				return 1
 			}
@@ -138,15 +149,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			_, err := ts.tb.Probe(ctx, pos)
 			return err
 		}
-		if *wdlOnly {
+		if o.wdlOnly {
 			probe = func(ctx context.Context, pos *chess.Position) error {
 				_, err := ts.tb.WDL(ctx, pos)
 				return err
 			}
 		}
-		pass, firstErr := benchRun(ctx, ts, positions, *parallel, probe)
+		pass, firstErr := benchRun(ctx, ts, positions, o.parallel, probe)
 		pass.Name = name
-		if *asJSON {
+		if o.asJSON {
 			b, _ := json.Marshal(pass)
 			fmt.Fprintf(stdout, "%s\n", b)
 		} else {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -108,8 +109,8 @@ func BenchmarkBenchShipped(b *testing.B) {
 	shipped := testenv.Shared(b, "chesstb", "shipped")
 	posFile := filepath.Join(b.TempDir(), "pos.txt")
 	var tf tableFlags
-	tf.tables = urlList{shipped}
-	tf.cacheSize = byteSize(benchCache)
+	tf.tables = []string{shipped}
+	tf.cacheSize = cli.Size(benchCache)
 	ts, err := tf.open(context.Background())
 	if err != nil {
 		b.Fatal(err)

@@ -70,17 +70,3 @@ func FuzzServeBatch(f *testing.F) {
 		}
 	})
 }
-
-// FuzzByteSize: a size either parses to a positive count or is refused
-// with an error; it never panics or wraps around.
-func FuzzByteSize(f *testing.F) {
-	for _, s := range []string{"64MiB", "1", "0", "-5", "9223372036854775807", "8589934592G", "1.5G", "kib", " 12 k "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var b byteSize
-		if err := b.Set(s); err == nil && b <= 0 {
-			t.Fatalf("%q parsed to %d", s, b)
-		}
-	})
-}

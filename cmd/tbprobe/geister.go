@@ -5,23 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
 )
 
-// geisterUsage is printed for -h and for usage errors.
-const geisterUsage = `usage: tbprobe geister [--tables URL]... [--json] [--children] [--parallel N] [BOARD...]
-
-Probes Geister perfect-information tables. A BOARD is either the readable
+// geisterLong is geister's help text.
+const geisterLong = `Probes Geister perfect-information tables. A BOARD is either the readable
 notation (six rows separated by '/', row 1 = the side to move's exit row
 first, columns A..F; B R own blue/red, b r opponent blue/red, . empty) or a
 48-character GAT board with every colour known. With no BOARD, boards are
@@ -39,7 +38,9 @@ fixtures in the repository's testdata/geister.
 
 Play over the GAT protocol (docs/gat.md): "tbprobe geister play -h" (a
 client driven by the tables) and "tbprobe geister serve -h" (a match server).
-`
+
+Exit status: 0 every board answered, 1 some could not be (bad board, missing
+or corrupt table), 2 usage error or tables that cannot be opened at all.`
 
 // geisterMoveJSON is one move of tbprobe geister --json --children.
 type geisterMoveJSON struct {
@@ -61,41 +62,44 @@ type geisterJSON struct {
 	Error  string            `json:"error,omitempty"`
 }
 
-// urlList is a repeatable string flag.
-type urlList []string
+// geisterOptions are the flags of "tbprobe geister".
+type geisterOptions struct {
+	tables   []string
+	asJSON   bool
+	children bool
+	parallel int
+}
 
-func (u *urlList) String() string     { return strings.Join(*u, ",") }
-func (u *urlList) Set(s string) error { *u = append(*u, s); return nil }
+// newGeisterCmd is "tbprobe geister" with its build, play and serve
+// subcommands. Its own arguments are boards, probed as the root command
+// probes FENs.
+func newGeisterCmd() *cobra.Command {
+	var o geisterOptions
+	cmd := &cobra.Command{
+		Use:   "geister [flags] [BOARD...]",
+		Short: "Probe, build and play with Geister perfect-information tables",
+		Long:  geisterLong,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runGeisterProbe(cmd.Context(), o, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files: a directory, file://, s3://, http(s):// URL (repeatable)")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per board")
+	fs.BoolVar(&o.children, "children", false, "list every legal move with its child's value")
+	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
+	cmd.AddCommand(newGeisterBuildCmd(), newGeisterPlayCmd(), newGeisterServeCmd())
+	return cmd
+}
 
-// runGeister implements "tbprobe geister". It returns 0 when every board
-// was answered, 1 when some could not be (bad board, missing or corrupt
-// table), 2 for a usage error or tables that cannot be opened at all.
-func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "build" {
-		return runGeisterBuild(ctx, args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "play" {
-		return runGeisterPlay(ctx, args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "serve" {
-		return runGeisterServe(ctx, args[1:], stdin, stdout, stderr)
-	}
-	fs := flag.NewFlagSet("geister", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, geisterUsage)
-		fs.PrintDefaults()
-	}
-	var tables urlList
-	fs.Var(&tables, "tables", "location of table files: a directory, file://, s3://, http(s):// URL (repeatable)")
-	asJSON := fs.Bool("json", false, "print one JSON object per board")
-	children := fs.Bool("children", false, "list every legal move with its child's value")
-	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe geister: --parallel %d: want at least 1\n", *parallel)
+// runGeisterProbe answers every board and returns the exit status: 0 when
+// every board was answered, 1 when some could not be (bad board, missing or
+// corrupt table), 2 for a usage error or tables that cannot be opened at all.
+func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	tables := o.tables
+	if o.parallel < 1 {
+		fmt.Fprintf(stderr, "tbprobe geister: --parallel %d: want at least 1\n", o.parallel)
 		return 2
 	}
 	if len(tables) == 0 {
@@ -104,7 +108,7 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "tbprobe geister: %v; give --tables\n", err)
 			return 2
 		}
-		tables = urlList{dir}
+		tables = []string{dir}
 	}
 	var srcs []source.Source
 	defer func() {
@@ -130,12 +134,12 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	work := func(board string) geisterJSON { return probeGeister(ctx, tb, board, *children) }
+	work := func(board string) geisterJSON { return probeGeister(ctx, tb, board, o.children) }
 	emit := func(ans geisterJSON) {
 		if ans.Error != "" {
 			failed = true
 		}
-		if *asJSON {
+		if o.asJSON {
 			b, _ := json.Marshal(ans)
 			out.Write(append(b, '\n'))
 			return
@@ -143,9 +147,9 @@ func runGeister(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		writeGeisterText(out, ans)
 	}
 	feed := func(submit func(string)) error {
-		return eachInput(ctx, fs.Args(), stdin, "boards", submit)
+		return eachInput(ctx, boards, stdin, "boards", submit)
 	}
-	if err := inOrder(*parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(o.parallel, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		failed = true
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,14 +9,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	model "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/internal/cli"
 	builder "github.com/tbfs/tbfs/retro/geister"
 )
 
-// geisterBuildUsage is printed for -h and for usage errors.
-const geisterBuildUsage = `usage: tbprobe geister build (--upto-total N | --material ID[,ID...]) --out DIR [--mem SIZE] [--check] [--workers N]
-
-Builds Geister perfect-information tables by retrograde analysis: the raw
+// geisterBuildLong is geister build's help text.
+const geisterBuildLong = `Builds Geister perfect-information tables by retrograde analysis: the raw
 "_obsblk.bin" (one byte per entry, as the reference builder writes it) and a
 seekable-zstd ".bin.zst" (8 KiB frames) for every material up to N pieces,
 or for the given material ids and what they capture into, in dependency
@@ -26,48 +25,61 @@ order. A "<file>.sha256" sidecar records both files; materials whose files
 match it are skipped, so an interrupted build is resumed by running the same
 command again. --mem refuses to start when the estimated peak memory is
 larger (SIZE like 512M, 4G; default no limit).
-`
 
-// runGeisterBuild implements "tbprobe geister build". It returns 0 when
-// every table was built or found complete, 1 when the build failed or was
-// interrupted, 2 for a usage error or a memory estimate over --mem.
-func runGeisterBuild(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("geister build", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, geisterBuildUsage)
-		fs.PrintDefaults()
+Exit status: 0 every table built or found complete, 1 the build failed or
+was interrupted, 2 usage error or a memory estimate over --mem.`
+
+// geisterBuildOptions are the flags of "tbprobe geister build".
+type geisterBuildOptions struct {
+	upto, workers int
+	ids, out      string
+	mem           cli.Size
+	check, quiet  bool
+}
+
+// newGeisterBuildCmd is "tbprobe geister build".
+func newGeisterBuildCmd() *cobra.Command {
+	var o geisterBuildOptions
+	cmd := &cobra.Command{
+		Use:   "build (--upto-total N | --material ID[,ID...]) --out DIR [flags]",
+		Short: "Build Geister tables by retrograde analysis",
+		Long:  geisterBuildLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runGeisterBuildCmd(cmd, o, args))
+		},
 	}
-	upto := fs.Int("upto-total", 0, "build every material with at most this many pieces (4..16)")
-	ids := fs.String("material", "", "build these material ids (comma-separated) and their dependencies")
-	out := fs.String("out", "", "output directory")
-	mem := fs.String("mem", "", "refuse to start when the estimated peak memory exceeds this (e.g. 512M, 4G)")
-	check := fs.Bool("check", true, "check every entry against its children before writing")
-	workers := fs.Int("workers", 0, "goroutines (0: one per CPU)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
+	fs := cmd.Flags()
+	fs.IntVar(&o.upto, "upto-total", 0, "build every material with at most this many pieces (4..16)")
+	fs.StringVar(&o.ids, "material", "", "build these material ids (comma-separated) and their dependencies")
+	fs.StringVar(&o.out, "out", "", "output directory")
+	fs.Var(&o.mem, "mem", "refuse to start when the estimated peak memory exceeds this (e.g. 512M, 4G; default no limit)")
+	fs.BoolVar(&o.check, "check", true, "check every entry against its children before writing")
+	fs.IntVar(&o.workers, "workers", 0, "goroutines (0: one per CPU)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	return cmd
+}
+
+// runGeisterBuildCmd builds the tables and returns the exit status: 0
+// when every table was built or found complete, 1 when the build failed or
+// was interrupted, 2 for a usage error or a memory estimate over --mem.
+func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string) int {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "tbprobe geister build: "+format+"\n", a...)
-		fs.Usage()
+		cli.UsageError(cmd, format, a...)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		return usage("unexpected argument %q", fs.Arg(0))
+	if len(args) > 0 {
+		return usage("unexpected argument %q", args[0])
 	}
-	if *out == "" {
+	if o.out == "" {
 		return usage("--out is required")
 	}
-	opts := builder.BuildOptions{Out: *out, UptoTotal: *upto, Check: *check, Workers: *workers}
+	opts := builder.BuildOptions{Out: o.out, UptoTotal: o.upto, Check: o.check, Workers: o.workers}
 	switch {
-	case *ids != "" && *upto != 0:
+	case o.ids != "" && o.upto != 0:
 		return usage("give --upto-total or --material, not both")
-	case *ids != "":
-		for _, f := range strings.Split(*ids, ",") {
+	case o.ids != "":
+		for _, f := range strings.Split(o.ids, ",") {
 			id, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil {
 				return usage("--material: %q is not a material id", f)
@@ -78,16 +90,10 @@ func runGeisterBuild(ctx context.Context, args []string, stdin io.Reader, stdout
 			}
 			opts.Materials = append(opts.Materials, m)
 		}
-	case *upto < 4 || *upto > 16:
+	case o.upto < 4 || o.upto > 16:
 		return usage("--upto-total must be 4..16")
 	}
-	if *mem != "" {
-		n, err := parseSize(*mem)
-		if err != nil {
-			return usage("--mem: %v", err)
-		}
-		opts.MemLimit = n
-	}
+	opts.MemLimit = int64(o.mem)
 	need, err := builder.EstimateMemory(opts)
 	if err != nil {
 		return usage("%v", err)
@@ -99,7 +105,7 @@ func runGeisterBuild(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	fmt.Fprintf(stderr, "tbprobe geister build: %d materials, %d entries, about %s of memory\n", len(plan), entries, builder.FormatBytes(need))
 
-	bar := &progressBar{w: stderr, quiet: *quiet}
+	bar := &progressBar{w: stderr, quiet: o.quiet}
 	opts.Progress = bar.update
 	opts.Logf = bar.logf
 	start := time.Now()
@@ -116,35 +122,8 @@ func runGeisterBuild(ctx context.Context, args []string, stdin io.Reader, stdout
 		}
 		return 1
 	}
-	fmt.Fprintf(stdout, "built %d materials in %s into %s\n", len(plan), time.Since(start).Round(time.Millisecond), *out)
+	fmt.Fprintf(stdout, "built %d materials in %s into %s\n", len(plan), time.Since(start).Round(time.Millisecond), o.out)
 	return 0
-}
-
-// parseSize parses a byte count with an optional K, M, G or T suffix
-// (binary units, an optional trailing "iB" or "B").
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B"), "I")
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		case 'T':
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			t = t[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*float64(mult) > 1<<62 {
-		return 0, fmt.Errorf("%q is not a size such as 512M or 4G", s)
-	}
-	return int64(v * float64(mult)), nil
 }
 
 // progressBar draws one status line per material pair on a terminal-like

@@ -95,21 +95,3 @@ func TestGeisterBuildCLIErrors(t *testing.T) {
 		t.Errorf("refused builds left %d files", len(entries))
 	}
 }
-
-func TestParseSize(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int64
-	}{
-		{"512M", 512 << 20}, {"4G", 4 << 30}, {"1.5GiB", 3 << 29}, {"100", 100}, {"2k", 2048}, {"1T", 1 << 40},
-	} {
-		if got, err := parseSize(tc.in); err != nil || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "-1G", "G", "12Q", "0"} {
-		if _, err := parseSize(bad); err == nil {
-			t.Errorf("parseSize(%q) accepted", bad)
-		}
-	}
-}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -11,16 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/match"
 	"github.com/tbfs/tbfs/geister/gat/player"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 )
 
-const geisterPlayUsage = `usage: tbprobe geister play --server HOST:PORT [--tables URL]... [--red ABCD] [--timeout D]
-
-Plays one game of Geister as a GAT-protocol client (docs/gat.md). Connect to
+// geisterPlayLong is geister play's help text.
+const geisterPlayLong = `Plays one game of Geister as a GAT-protocol client (docs/gat.md). Connect to
 the server's first-player port (10000 by default) or second-player port
 (10001). Each move: escape if an own blue stands on an exit; else, when the
 tables cover every colouring of the opponent's pieces the board allows, a
@@ -28,43 +29,53 @@ move best in all of them; else the reference's confident ranking over the
 tables; else a heuristic (see geister/gat/player). One line per move and the
 result go to standard output. Exit status 0 when the game ended (won, lost
 or drawn), 1 when it broke off (time-out, disconnect, malformed message), 2
-for a usage error.
-`
+for a usage error.`
 
-const geisterServeUsage = `usage: tbprobe geister serve [--listen ADDR] [--listen2 ADDR] [--setup BOARD] [--matches N] [--timeout D] [--max-plies N]
-
-Runs GAT-protocol Geister matches (docs/gat.md): the first player connects to
+// geisterServeLong is geister serve's help text.
+const geisterServeLong = `Runs GAT-protocol Geister matches (docs/gat.md): the first player connects to
 --listen (default 127.0.0.1:10000), the second to --listen2 (default: the
 same host, the next port). The addresses are printed first, then a readable
 log of each match. A client that sends a malformed or illegal command, misses
 the --timeout or disconnects loses. --setup gives a custom start (a GAT
 board from the first player's view with every colour known, captured pieces
-as 99). With --matches 0 the server runs until interrupted.
-`
+as 99). With --matches 0 the server runs until interrupted.`
 
-// runGeisterPlay implements "tbprobe geister play".
-func runGeisterPlay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("geister play", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, geisterPlayUsage)
-		fs.PrintDefaults()
+// geisterPlayOptions are the flags of "tbprobe geister play".
+type geisterPlayOptions struct {
+	tables      []string
+	server, red string
+	timeout     time.Duration
+}
+
+// newGeisterPlayCmd is "tbprobe geister play".
+func newGeisterPlayCmd() *cobra.Command {
+	var o geisterPlayOptions
+	cmd := &cobra.Command{
+		Use:   "play --server HOST:PORT [flags]",
+		Short: "Play one game of Geister as a GAT-protocol client",
+		Long:  geisterPlayLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runGeisterPlayCmd(cmd.Context(), o, args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	var tables urlList
-	fs.Var(&tables, "tables", "location of table files (repeatable; default: the repository's testdata/geister)")
-	server := fs.String("server", "", "the server's address, HOST:PORT")
-	red := fs.String("red", "ABCD", "the four own pieces to make red")
-	timeout := fs.Duration("timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *server == "" || fs.NArg() > 0 {
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files (repeatable; default: the repository's testdata/geister)")
+	fs.StringVar(&o.server, "server", "", "the server's address, HOST:PORT")
+	fs.StringVar(&o.red, "red", "ABCD", "the four own pieces to make red")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")
+	return cmd
+}
+
+// runGeisterPlayCmd plays one game and returns the exit status.
+func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string, stdout, stderr io.Writer) int {
+	tables := o.tables
+	if o.server == "" || len(args) > 0 {
 		fmt.Fprintln(stderr, "tbprobe geister play: give --server HOST:PORT and no other arguments")
 		return 2
 	}
-	setMsg, err := gat.ParseClient("SET:" + *red)
+	setMsg, err := gat.ParseClient("SET:" + o.red)
 	if err != nil {
-		fmt.Fprintf(stderr, "tbprobe geister play: --red %q: %v\n", *red, err)
+		fmt.Fprintf(stderr, "tbprobe geister play: --red %q: %v\n", o.red, err)
 		return 2
 	}
 	if len(tables) == 0 {
@@ -72,7 +83,7 @@ func runGeisterPlay(ctx context.Context, args []string, stdin io.Reader, stdout,
 		if err != nil {
 			fmt.Fprintf(stderr, "tbprobe geister play: %v; playing without tables\n", err)
 		} else {
-			tables = urlList{dir}
+			tables = []string{dir}
 		}
 	}
 	var tb *geister.Tablebase
@@ -102,13 +113,13 @@ func runGeisterPlay(ctx context.Context, args []string, stdin io.Reader, stdout,
 	}}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	conn, err := d.DialContext(dctx, "tcp", *server)
+	conn, err := d.DialContext(dctx, "tcp", o.server)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister play: %v\n", err)
 		return 1
 	}
-	out, err := player.Play(ctx, conn, pol, player.Options{Timeout: *timeout, Log: stdout})
+	out, err := player.Play(ctx, conn, pol, player.Options{Timeout: o.timeout, Log: stdout})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister play: game broken off after %d moves: %v\n", len(out.Decisions), err)
 		return 1
@@ -116,39 +127,52 @@ func runGeisterPlay(ctx context.Context, args []string, stdin io.Reader, stdout,
 	return 0
 }
 
-// runGeisterServe implements "tbprobe geister serve".
-func runGeisterServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("geister serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, geisterServeUsage)
-		fs.PrintDefaults()
+// geisterServeOptions are the flags of "tbprobe geister serve".
+type geisterServeOptions struct {
+	listen, listen2, setup string
+	matches, maxPlies      int
+	timeout                time.Duration
+}
+
+// newGeisterServeCmd is "tbprobe geister serve".
+func newGeisterServeCmd() *cobra.Command {
+	var o geisterServeOptions
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Run GAT-protocol Geister matches",
+		Long:  geisterServeLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runGeisterServeCmd(cmd.Context(), o, args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	listen := fs.String("listen", "127.0.0.1:10000", "the first player's address")
-	listen2 := fs.String("listen2", "", "the second player's address (default: --listen's host, next port)")
-	setup := fs.String("setup", "", "a custom start position (GAT board, first player's view, every colour known)")
-	matches := fs.Int("matches", 0, "stop after this many matches (0: run until interrupted)")
-	timeout := fs.Duration("timeout", match.DefaultTimeout, "longest wait for a client's reply")
-	maxPlies := fs.Int("max-plies", gat.DefaultMaxPlies, "moves after which the game is drawn")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() > 0 || *matches < 0 || *maxPlies <= 0 || *timeout <= 0 {
+	fs := cmd.Flags()
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:10000", "the first player's address")
+	fs.StringVar(&o.listen2, "listen2", "", "the second player's address (default: --listen's host, next port)")
+	fs.StringVar(&o.setup, "setup", "", "a custom start position (GAT board, first player's view, every colour known)")
+	fs.IntVar(&o.matches, "matches", 0, "stop after this many matches (0: run until interrupted)")
+	fs.DurationVar(&o.timeout, "timeout", match.DefaultTimeout, "longest wait for a client's reply")
+	fs.IntVar(&o.maxPlies, "max-plies", gat.DefaultMaxPlies, "moves after which the game is drawn")
+	return cmd
+}
+
+// runGeisterServeCmd runs the matches and returns the exit status.
+func runGeisterServeCmd(ctx context.Context, o geisterServeOptions, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 || o.matches < 0 || o.maxPlies <= 0 || o.timeout <= 0 {
 		fmt.Fprintln(stderr, "tbprobe geister serve: bad arguments (see -h)")
 		return 2
 	}
-	if *setup != "" {
-		if _, err := gat.ParseSetup(*setup); err != nil {
+	if o.setup != "" {
+		if _, err := gat.ParseSetup(o.setup); err != nil {
 			fmt.Fprintf(stderr, "tbprobe geister serve: --setup: %v\n", err)
 			return 2
 		}
 	}
-	second := *listen2
+	second := o.listen2
 	if second == "" {
-		host, port, err := net.SplitHostPort(*listen)
+		host, port, err := net.SplitHostPort(o.listen)
 		n, perr := strconv.Atoi(port)
 		if err != nil || perr != nil {
-			fmt.Fprintf(stderr, "tbprobe geister serve: --listen %q is not HOST:PORT\n", *listen)
+			fmt.Fprintf(stderr, "tbprobe geister serve: --listen %q is not HOST:PORT\n", o.listen)
 			return 2
 		}
 		if n != 0 {
@@ -158,7 +182,7 @@ func runGeisterServe(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	var lc net.ListenConfig
 	var ls [2]net.Listener
-	for i, addr := range []string{*listen, second} {
+	for i, addr := range []string{o.listen, second} {
 		l, err := lc.Listen(ctx, "tcp", addr)
 		if err != nil {
 			fmt.Fprintf(stderr, "tbprobe geister serve: %v\n", err)
@@ -168,8 +192,8 @@ func runGeisterServe(ctx context.Context, args []string, stdin io.Reader, stdout
 		ls[i] = l
 	}
 	fmt.Fprintf(stdout, "first player: %s\nsecond player: %s\n", ls[0].Addr(), ls[1].Addr())
-	opts := match.Options{Setup: *setup, MaxPlies: *maxPlies, Timeout: *timeout, Log: stdout}
-	for n := 1; *matches == 0 || n <= *matches; n++ {
+	opts := match.Options{Setup: o.setup, MaxPlies: o.maxPlies, Timeout: o.timeout, Log: stdout}
+	for n := 1; o.matches == 0 || n <= o.matches; n++ {
 		fmt.Fprintf(stdout, "match %d\n", n)
 		res, err := match.Run(ctx, ls[0], ls[1], opts)
 		if err != nil {

@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
 )
@@ -99,25 +101,32 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// runLs implements "tbprobe ls": one line per table file, or the plugins.
-func runLs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe ls [--tables URL]... [--plugins]\n\nLists the materials and table kinds available, with sizes and how each\nframe ships (stored, singular, dropped, mirrored; loss-only, relaxed).\nWith --plugins, lists the transport plugins found instead.\n\n")
-		fs.PrintDefaults()
-	}
+// newLsCmd is "tbprobe ls": one line per table file, or the plugins.
+func newLsCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	plugins := fs.Bool("plugins", false, "list the transport plugins found in --plugin-dir and $"+host.EnvDir)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	var plugins bool
+	cmd := &cobra.Command{
+		Use:   "ls [flags]",
+		Short: "List the materials and table kinds available",
+		Long: `Lists the materials and table kinds available, with sizes and how each
+frame ships (stored, singular, dropped, mirrored; loss-only, relaxed).
+With --plugins, lists the transport plugins found instead.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tbprobe ls: unexpected argument %q\n", args[0])
+				return cli.Exit(2)
+			}
+			return cli.Exit(runLs(cmd.Context(), &tf, plugins, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tbprobe ls: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *plugins {
+	tf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&plugins, "plugins", false, "list the transport plugins found in --plugin-dir and $"+host.EnvDir)
+	return cmd
+}
+
+// runLs lists the tables (or plugins) and returns the exit status.
+func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.Writer) int {
+	if plugins {
 		return listPlugins(ctx, tf.pluginDir, stdout, stderr)
 	}
 	ts, err := tf.open(ctx)
@@ -179,24 +188,27 @@ func listPlugins(ctx context.Context, dir string, stdout, stderr io.Writer) int 
 	return code
 }
 
-// runInfo implements "tbprobe info MATERIAL": the header facts of each
+// newInfoCmd is "tbprobe info MATERIAL...": the header facts of each
 // kind's table of one material.
-func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("info", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe info [--tables URL]... MATERIAL...\n\nPrints what the header of each table of a material says (KQKR, or KQvKR).\n\n")
-		fs.PrintDefaults()
-	}
+func newInfoCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	cmd := &cobra.Command{
+		Use:   "info [flags] MATERIAL...",
+		Short: "Print the header facts of a material's tables",
+		Long:  "Prints what the header of each table of a material says (KQKR, or KQvKR).",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cli.UsageError(cmd, "give at least one MATERIAL")
+			}
+			return cli.Exit(runInfo(cmd.Context(), &tf, args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
-	}
+	tf.register(cmd.Flags())
+	return cmd
+}
+
+// runInfo prints each material's tables and returns the exit status.
+func runInfo(ctx context.Context, tf *tableFlags, materials []string, stdout, stderr io.Writer) int {
 	ts, err := tf.open(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe info: %v\n", err)
@@ -204,7 +216,7 @@ func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer ts.Close()
 	code := 0
-	for _, arg := range fs.Args() {
+	for _, arg := range materials {
 		mat := strings.Replace(strings.ToUpper(arg), "V", "", 1)
 		found := 0
 		fmt.Fprintf(stdout, "%s\n", mat)

@@ -10,9 +10,11 @@
 //	mate     prove or refute a forced mate (retro.ProveMate)
 //	geister  probe Geister perfect-information tables
 //
-// Tables come from --tables URLs (a directory, file://, s3://, http(s)://
-// or a plugin's scheme); without one, the fixture tables built into the
-// binary answer, so the README's first command works anywhere.
+// with version, completion (bash, zsh, fish) and man DIR beside them. Each
+// command is built in its own file by a newXCmd function; main.go adds it
+// to the root. Tables come from --tables URLs (a directory, file://, s3://,
+// http(s):// or a plugin's scheme); without one, the fixture tables built
+// into the binary answer, so the README's first command works anywhere.
 package main
 
 import (
@@ -21,6 +23,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tbfs/tbfs/internal/cli"
 )
 
 func main() {
@@ -30,27 +36,20 @@ func main() {
 	os.Exit(code)
 }
 
-// run dispatches a subcommand, or the main probe command when the first
-// argument names none, and returns the exit status.
+// run executes the command line args and returns the exit status: 0 done,
+// 1 failed, 2 usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		rest := args[1:]
-		switch args[0] {
-		case "mate":
-			return runMate(ctx, rest, stdin, stdout, stderr)
-		case "geister":
-			return runGeister(ctx, rest, stdin, stdout, stderr)
-		case "bench":
-			return runBench(ctx, rest, stdout, stderr)
-		case "ls":
-			return runLs(ctx, rest, stdout, stderr)
-		case "info":
-			return runInfo(ctx, rest, stdout, stderr)
-		case "verify":
-			return runVerify(ctx, rest, stdout, stderr)
-		case "serve":
-			return runServe(ctx, rest, stdout, stderr)
-		}
-	}
-	return runProbe(ctx, args, stdin, stdout, stderr)
+	return cli.Execute(newRootCmd(ctx, stdin, stdout, stderr), args)
+}
+
+// newRootCmd is the whole command tree on the given streams.
+func newRootCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := newProbeCmd()
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetContext(ctx)
+	root.AddCommand(newBenchCmd(), newLsCmd(), newInfoCmd(), newVerifyCmd(), newServeCmd(), newMateCmd(), newGeisterCmd())
+	cli.Setup(root)
+	return root
 }

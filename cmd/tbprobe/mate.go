@@ -2,25 +2,25 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/retro"
 )
 
-// mateUsage is printed for -h and for usage errors.
-const mateUsage = `usage: tbprobe mate [--max N] [--no-rule50] [--json] FEN...
-
-Proves by exhaustive search whether the side to move mates, or is mated
+// mateLong is mate's help text.
+const mateLong = `Proves by exhaustive search whether the side to move mates, or is mated
 whatever it plays, within N moves, and prints the shortest such result with
 one proving line. FENs come from the arguments ('_' may stand for spaces) or,
 when there are none, one per line from standard input.
-`
+
+Exit status: 0 every FEN answered, 1 some could not be (bad FEN,
+cancelled), 2 usage error.`
 
 // mateJSON is one answer of tbprobe mate --json.
 type mateJSON struct {
@@ -30,27 +30,39 @@ type mateJSON struct {
 	Line   []string `json:"line"`
 }
 
-// runMate implements "tbprobe mate". It returns 0 when every FEN was
-// answered, 1 when some could not be (bad FEN, cancelled), 2 for a usage
-// error.
-func runMate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, mateUsage)
-		fs.PrintDefaults()
+// newMateCmd is "tbprobe mate".
+func newMateCmd() *cobra.Command {
+	var o mateOptions
+	cmd := &cobra.Command{
+		Use:   "mate [flags] [FEN...]",
+		Short: "Prove or refute a forced mate by exhaustive search",
+		Long:  mateLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runMateCmd(cmd, o, args))
+		},
 	}
-	maxMoves := fs.Int("max", 3, "largest number of the winner's moves to search")
-	noRule50 := fs.Bool("no-rule50", false, "ignore the 50-move rule (by default a mate after the clock reaches 100 plies does not count)")
-	asJSON := fs.Bool("json", false, "print one JSON object per FEN")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *maxMoves < 0 || *maxMoves > 1000 {
-		fmt.Fprintf(stderr, "tbprobe mate: --max %d is out of range (0..1000)\n", *maxMoves)
+	fs := cmd.Flags()
+	fs.IntVar(&o.maxMoves, "max", 3, "largest number of the winner's moves to search")
+	fs.BoolVar(&o.noRule50, "no-rule50", false, "ignore the 50-move rule (by default a mate after the clock reaches 100 plies does not count)")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per FEN")
+	return cmd
+}
+
+// mateOptions are mate's flags.
+type mateOptions struct {
+	maxMoves         int
+	noRule50, asJSON bool
+}
+
+// runMateCmd answers every FEN and returns the exit status: 0 when every
+// FEN was answered, 1 when some could not be (bad FEN, cancelled), 2 for a
+// usage error.
+func runMateCmd(cmd *cobra.Command, o mateOptions, fens []string) int {
+	ctx, stdin, stdout, stderr := cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if o.maxMoves < 0 || o.maxMoves > 1000 {
+		fmt.Fprintf(stderr, "tbprobe mate: --max %d is out of range (0..1000)\n", o.maxMoves)
 		return 2
 	}
-	fens := fs.Args()
 	if len(fens) == 0 {
 		sc := bufio.NewScanner(stdin)
 		for sc.Scan() {
@@ -63,7 +75,7 @@ func runMate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return 1
 		}
 		if len(fens) == 0 {
-			fs.Usage()
+			cli.UsageError(cmd, "no FEN given")
 			return 2
 		}
 	}
@@ -76,7 +88,7 @@ func runMate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			status = 1
 			continue
 		}
-		res, err := retro.ProveMate(ctx, pos, *maxMoves, !*noRule50)
+		res, err := retro.ProveMate(ctx, pos, o.maxMoves, !o.noRule50)
 		if err != nil {
 			fmt.Fprintf(stderr, "tbprobe mate: %s: %v\n", pos.FEN(), err)
 			status = 1
@@ -86,7 +98,7 @@ func runMate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		for i, m := range res.Line {
 			line[i] = m.UCI()
 		}
-		if *asJSON {
+		if o.asJSON {
 			if err := enc.Encode(mateJSON{FEN: pos.FEN(), Result: res.Kind.String(), Moves: res.Moves, Line: line}); err != nil {
 				fmt.Fprintf(stderr, "tbprobe mate: %v\n", err)
 				return 1
@@ -100,7 +112,7 @@ func runMate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case retro.Mated:
 			verdict = fmt.Sprintf("mated in %d", res.Moves)
 		default:
-			verdict = fmt.Sprintf("no mate within %d", *maxMoves)
+			verdict = fmt.Sprintf("no mate within %d", o.maxMoves)
 		}
 		if len(line) > 0 {
 			verdict += ": " + strings.Join(line, " ")

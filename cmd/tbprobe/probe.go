@@ -3,20 +3,19 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/render"
 )
 
-// probeUsage is printed for -h and for usage errors of the main command.
-const probeUsage = `usage: tbprobe [--tables URL]... [--hmc N] [--cache-size SIZE] [--json] [--children] [--parallel N] [--plugin-dir DIR] [FEN...]
-       tbprobe bench|ls|info|verify|serve|mate|geister [flags] (tbprobe CMD -h for each)
-
-Probes chess endgame tables (chesstb). With no FEN, FENs are read one per line
+// probeLong is the main command's help text.
+const probeLong = `Probes chess endgame tables (chesstb). With no FEN, FENs are read one per line
 from standard input and answered in order as they arrive ('#' starts a comment
 line). --parallel positions (default: one per CPU) are probed at once, so a
 batch uses every core; the answers still print in input order. Missing
@@ -24,9 +23,7 @@ trailing FEN fields default (white to move, no castling, no en passant,
 clocks 0 1) and '_' may stand for a space.
 
 Exit status: 0 every position answered, 1 some failed (each failure on its own
-line), 2 usage error.
-
-`
+line), 2 usage error.`
 
 // probeOptions say how the main command answers each position.
 type probeOptions struct {
@@ -35,27 +32,38 @@ type probeOptions struct {
 	children bool
 }
 
-// runProbe implements the main job: FEN arguments or standard input in,
-// one answer per position out.
-func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tbprobe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, probeUsage)
-		fs.PrintDefaults()
-	}
+// newProbeCmd is the root command: FEN arguments or standard input in,
+// one answer per position out. Its arguments are FENs, so a word that names
+// no subcommand is probed as before subcommands existed.
+func newProbeCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
 	var opts probeOptions
-	fs.IntVar(&opts.hmc, "hmc", -1, "half-move clock to probe at, overriding the FEN's fifth field")
-	fs.BoolVar(&opts.json, "json", false, "print one JSON object per position")
-	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "positions probed at once in batch mode (answers still print in input order)")
-	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first by DTZ under the 50-move rule at the FEN's clock (the prober's root ranking)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	var parallel int
+	cmd := &cobra.Command{
+		Use:   "tbprobe [flags] [FEN...]",
+		Short: "Probe endgame tablebases from the command line",
+		Long:  probeLong,
+		Example: `  tbprobe "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
+  tbprobe --json --children 8/8/8/5k2/8/8/1Q6/K7_w
+  tbprobe --tables s3://bucket/chesstb < positions.txt`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runProbe(cmd.Context(), &tf, opts, parallel, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if *parallel < 1 {
-		fmt.Fprintf(stderr, "tbprobe: --parallel %d: want at least 1\n", *parallel)
+	fs := cmd.Flags()
+	tf.register(fs)
+	fs.IntVar(&opts.hmc, "hmc", -1, "half-move clock to probe at, overriding the FEN's fifth field (-1: the FEN's)")
+	fs.BoolVar(&opts.json, "json", false, "print one JSON object per position")
+	fs.IntVar(&parallel, "parallel", runtime.GOMAXPROCS(0), "positions probed at once in batch mode (answers still print in input order)")
+	fs.BoolVar(&opts.children, "children", false, "list every legal move with the values after it, best first by DTZ under the 50-move rule at the FEN's clock (the prober's root ranking)")
+	return cmd
+}
+
+// runProbe implements the main job and returns the exit status.
+func runProbe(ctx context.Context, tf *tableFlags, opts probeOptions, parallel int, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if parallel < 1 {
+		fmt.Fprintf(stderr, "tbprobe: --parallel %d: want at least 1\n", parallel)
 		return 2
 	}
 	if opts.hmc > 1000 || opts.hmc < -1 {
@@ -101,12 +109,12 @@ func runProbe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	feed := func(submit func(string)) error {
-		return eachInput(ctx, fs.Args(), stdin, "FENs", submit)
+		return eachInput(ctx, args, stdin, "FENs", submit)
 	}
 	// Output is flushed whenever the next answer is not ready yet, so a
 	// script feeding FENs one at a time through a pipe gets each answer
 	// before it sends the next.
-	if err := inOrder(*parallel, feed, work, emit, func() { out.Flush() }); err != nil {
+	if err := inOrder(parallel, feed, work, emit, func() { out.Flush() }); err != nil {
 		fmt.Fprintf(stderr, "tbprobe: %v\n", err)
 		failed = true
 	}

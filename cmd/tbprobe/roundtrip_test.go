@@ -63,7 +63,7 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 	ctx := context.Background()
 	var started time.Time
 	probe := func(tables string, pos *chess.Position) (time.Duration, int64, error) {
-		tf := tableFlags{tables: urlList{tables}, cacheSize: 64 << 20}
+		tf := tableFlags{tables: []string{tables}, cacheSize: 64 << 20}
 		started = time.Now()
 		ts, err := tf.open(ctx)
 		if err != nil {
@@ -119,7 +119,7 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 // shipped tables' materials, with a fixed seed.
 func coldPositions(t testing.TB, dir string, n int) []chess.Position {
 	t.Helper()
-	tf := tableFlags{tables: urlList{dir}, cacheSize: 64 << 20}
+	tf := tableFlags{tables: []string{dir}, cacheSize: 64 << 20}
 	ts, err := tf.open(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestColdProbeRequests(t *testing.T) {
 	}
 	ctx := context.Background()
 	probe := func(tables string, pos *chess.Position) (chesstb.Result, error) {
-		tf := tableFlags{tables: urlList{tables}, cacheSize: 64 << 20}
+		tf := tableFlags{tables: []string{tables}, cacheSize: 64 << 20}
 		ts, err := tf.open(ctx)
 		if err != nil {
 			t.Fatal(err)

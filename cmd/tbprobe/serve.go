@@ -2,20 +2,20 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/lichess"
 )
 
-// serveUsage is printed for serve -h.
-const serveUsage = `usage: tbprobe serve [--listen ADDR] [--tables URL]... [--cache-size SIZE] [--plugin-dir DIR]
-
-Serves the tables over HTTP as lichess's tablebase server (lila-tablebase)
+// serveLong is serve's help text.
+const serveLong = `Serves the tables over HTTP as lichess's tablebase server (lila-tablebase)
 does, so lichess clients, chess GUIs and bots can point at it:
 
   GET  /standard?fen=FEN            the position and every move, best first
@@ -27,38 +27,41 @@ does, so lichess clients, chess GUIs and bots can point at it:
 Answers are JSON, or CBOR for Accept: application/cbor; any origin may
 fetch them (CORS). Underscores may stand for spaces in FENs. The first
 line printed is the URL the server listens on. SIGINT or SIGTERM stops it:
-idle connections are closed at once, requests in flight get 5 seconds.
-
-`
+idle connections are closed at once, requests in flight get 5 seconds.`
 
 // shutdownGrace is how long requests in flight may take after a stop signal.
 const shutdownGrace = 5 * time.Second
 
-// runServe implements "tbprobe serve".
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, serveUsage)
-		fs.PrintDefaults()
-	}
+// newServeCmd is "tbprobe serve".
+func newServeCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	listen := fs.String("listen", "127.0.0.1:9000", "address to listen on (host:port; port 0 picks a free one)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Serve the tables over HTTP as the lichess tablebase API",
+		Long:  serveLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tbprobe serve: unexpected argument %q\n", args[0])
+				return cli.Exit(2)
+			}
+			return cli.Exit(runServe(cmd.Context(), &tf, listen, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tbprobe serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
+	tf.register(cmd.Flags())
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:9000", "address to listen on (host:port; port 0 picks a free one)")
+	return cmd
+}
+
+// runServe serves until ctx ends and returns the exit status.
+func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr io.Writer) int {
 	ts, err := tf.open(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe serve: %v\n", err)
 		return 1
 	}
 	defer ts.Close()
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe serve: %v\n", err)
 		return 1

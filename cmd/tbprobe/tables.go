@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/lz4store"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
@@ -28,8 +28,8 @@ const fixtureName = "embedded:testdata/chesstb"
 // tableFlags are the flags every chess subcommand shares: where the tables
 // are and how much memory may cache them.
 type tableFlags struct {
-	tables      urlList
-	cacheSize   byteSize
+	tables      []string
+	cacheSize   cli.Size
 	pluginDir   string
 	maxRequests int
 	metadataTTL time.Duration
@@ -40,21 +40,21 @@ type tableFlags struct {
 	// decodedDir keeps decoded blocks on disk across runs ("" for none),
 	// within decodedSize bytes.
 	decodedDir  string
-	decodedSize byteSize
+	decodedSize cli.Size
 }
 
 // register adds the shared flags to fs.
-func (tf *tableFlags) register(fs *flag.FlagSet) {
-	fs.Var(&tf.tables, "tables", "table location: a directory, file://, s3://, http(s):// or a plugin's URL (repeatable, searched in order; default: the fixture tables built in)")
-	tf.cacheSize = byteSize(chesstb.DefaultBlockCacheBytes)
-	fs.Var(&tf.cacheSize, "cache-size", "memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1GiB)")
-	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "directory of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
+func (tf *tableFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&tf.tables, "tables", nil, "`URL` of a table location: a directory, file://, s3://, http(s):// or a plugin's URL (repeatable, searched in order; default: the fixture tables built in)")
+	tf.cacheSize = cli.Size(chesstb.DefaultBlockCacheBytes)
+	fs.Var(&tf.cacheSize, "cache-size", "`SIZE` of memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1.5G; binary units)")
+	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location answers which tables exist")
-	fs.StringVar(&tf.manifests, "manifests", "", "directory of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
-	fs.StringVar(&tf.decodedDir, "decoded-cache", "", "directory keeping decoded distance and pack blocks (LZ4) across runs, so a later run skips their LZMA decoding")
+	fs.StringVar(&tf.manifests, "manifests", "", "`DIR` of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
+	fs.StringVar(&tf.decodedDir, "decoded-cache", "", "`DIR` keeping decoded distance and pack blocks (LZ4) across runs, so a later run skips their LZMA decoding")
 	tf.decodedSize = 4 << 30
-	fs.Var(&tf.decodedSize, "decoded-cache-size", "disk space for --decoded-cache (e.g. 512MiB, 4GiB)")
+	fs.Var(&tf.decodedSize, "decoded-cache-size", "`SIZE` of disk for --decoded-cache (e.g. 512MiB, 4GiB; binary units)")
 }
 
 // tableSet is an opened tablebase with the sources under it, kept so their
@@ -173,46 +173,4 @@ func (ts *tableSet) Close() error {
 		errs = append(errs, ts.host.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// byteSize is a flag holding a byte count written with an optional binary
-// suffix: 512, 64KiB, 64MiB, 2GiB (K, M, G and KB, MB, GB mean the same).
-type byteSize int64
-
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
-
-// Set parses a size.
-func (b *byteSize) Set(s string) error {
-	num := strings.TrimSpace(s)
-	mult := int64(1)
-	upper := strings.ToUpper(num)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
-		if strings.HasSuffix(upper, u.suffix) {
-			num, mult = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return fmt.Errorf("bad size %q: want a positive number of bytes, optionally with KiB, MiB or GiB", s)
-	}
-	*b = byteSize(n * mult)
-	return nil
-}
-
-// parseFlags parses a subcommand's arguments. When ok is false the command
-// is done and exits with code: 0 after -h, 2 after a mistake, which the
-// flag set has already explained.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	switch err := fs.Parse(args); {
-	case err == nil:
-		return 0, true
-	case errors.Is(err, flag.ErrHelp):
-		return 0, false
-	default:
-		return 2, false
-	}
 }

@@ -3,40 +3,63 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 	"golang.org/x/term"
 )
 
-// runVerify implements "tbprobe verify": decode every block of every table,
-// check every file's checksum, and report each corrupt block by file, frame
-// and block number. It exits 1 when anything is corrupt or unreadable.
-func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: tbprobe verify [--tables URL]... [MATERIAL...]\n\nDecodes every block of every table (or of the named materials' tables),\nchecks each decoded cell against its header and each file's XXH64\nchecksum, and names every corrupt block. Where a folder ships the\ngenerator's info/dtz/MATERIAL.info files, each WDL table is recounted\nand its per-colour win/draw/lose/illegal totals compared with them. A progress bar is drawn on a\nterminal; otherwise one line per table. Exit status 1 on any corruption.\n\nWith --manifest, each table that verifies gets a block integrity manifest\n(KIND/MATERIAL.EXT"+chesstb.ManifestSuffix+", beside it or in --manifest-dir); a probe\nthen checks every block it reads against it, so a damaged block is an\nerror, never a value. Probes find manifests beside the tables or in --manifests.\n\n")
-		fs.PrintDefaults()
-	}
+// verifyLong is verify's help text.
+const verifyLong = `Decodes every block of every table (or of the named materials' tables),
+checks each decoded cell against its header and each file's XXH64
+checksum, and names every corrupt block. Where a folder ships the
+generator's info/dtz/MATERIAL.info files, each WDL table is recounted
+and its per-colour win/draw/lose/illegal totals compared with them. A
+progress bar is drawn on a terminal; otherwise one line per table. Exit
+status 1 on any corruption.
+
+With --manifest, each table that verifies gets a block integrity manifest
+(KIND/MATERIAL.EXT` + chesstb.ManifestSuffix + `, beside it or in --manifest-dir); a probe
+then checks every block it reads against it, so a damaged block is an
+error, never a value. Probes find manifests beside the tables or in --manifests.`
+
+// newVerifyCmd is "tbprobe verify": decode every block of every table,
+// check every file's checksum, and report each corrupt block by file,
+// frame and block number. It exits 1 when anything is corrupt or unreadable.
+func newVerifyCmd() *cobra.Command {
 	var tf tableFlags
-	tf.register(fs)
-	writeManifests := fs.Bool("manifest", false, "write a block integrity manifest (one hash per block) for every table that verifies, beside it (local tables) or in --manifest-dir; probes check blocks against it as they read them")
-	manifestDir := fs.String("manifest-dir", "", "with --manifest: write the manifests into this directory (as kind/MATERIAL.ext"+chesstb.ManifestSuffix+") instead of beside the tables")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	var writeManifests bool
+	var manifestDir string
+	cmd := &cobra.Command{
+		Use:   "verify [flags] [MATERIAL...]",
+		Short: "Decode every block of every table and recount the .info totals",
+		Long:  verifyLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runVerify(cmd.Context(), &tf, writeManifests, manifestDir, args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
+	fs := cmd.Flags()
+	tf.register(fs)
+	fs.BoolVar(&writeManifests, "manifest", false, "write a block integrity manifest (one hash per block) for every table that verifies, beside it (local tables) or in --manifest-dir; probes check blocks against it as they read them")
+	fs.StringVar(&manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as kind/MATERIAL.ext"+chesstb.ManifestSuffix+") instead of beside the tables")
+	return cmd
+}
+
+// runVerify verifies the tables and returns the exit status.
+func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifestDir string, materials []string, stdout, stderr io.Writer) int {
 	// A manifest is written from the table alone, so a stale one must
 	// not stand in the way.
-	tf.noManifests = *writeManifests
+	tf.noManifests = writeManifests
 	want := map[string]bool{}
-	for _, m := range fs.Args() {
+	for _, m := range materials {
 		want[strings.Replace(strings.ToUpper(m), "V", "", 1)] = true
 	}
 	ts, err := tf.open(ctx)
@@ -96,8 +119,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if len(blocks) == 0 && !bar.tty {
 			fmt.Fprintf(stdout, "ok      %s\n", e.name)
 		}
-		if *writeManifests && len(blocks) == 0 {
-			path, err := writeManifest(ctx, ts, e, *manifestDir)
+		if writeManifests && len(blocks) == 0 {
+			path, err := writeManifest(ctx, ts, e, manifestDir)
 			if err != nil {
 				fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", e.name, err, e.src)
 				failed++

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// --version and the version subcommand print the main module's version as
+// the Go toolchain recorded it in the binary (go version -m is the arbiter).
+func TestVersion(t *testing.T) {
+	out, err := exec.Command("go", "version", "-m", tbprobeBin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "mod" {
+			want = f[2]
+		}
+	}
+	if want == "" {
+		t.Fatalf("go version -m shows no main module:\n%s", out)
+	}
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		res := runBin(t, "", nil, args...)
+		if res.code != 0 || !strings.HasPrefix(res.stdout, "tbprobe "+want) {
+			t.Errorf("tbprobe %v: exit %d, stdout %q; want 0 and %q", args, res.code, res.stdout, "tbprobe "+want)
+		}
+	}
+}
+
+// Every command's -h goes to standard output, exits 0 and names every one
+// of the command's flags (the arbiter is the flag set itself).
+func TestHelpEveryCommand(t *testing.T) {
+	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden {
+			return
+		}
+		path := strings.Fields(c.CommandPath())[1:]
+		res := runBin(t, "", nil, append(path, "-h")...)
+		if res.code != 0 || res.stderr != "" {
+			t.Errorf("tbprobe %v -h: exit %d, stderr %q; want 0 and nothing", path, res.code, res.stderr)
+		}
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if !strings.Contains(res.stdout, "--"+f.Name) {
+				t.Errorf("tbprobe %v -h does not describe --%s:\n%s", path, f.Name, res.stdout)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// Sizes print in binary units in help texts, as the flag's default.
+func TestHelpHumanDefaults(t *testing.T) {
+	res := runBin(t, "", nil, "-h")
+	if !strings.Contains(res.stdout, "(default 64MiB)") || strings.Contains(res.stdout, "67108864") {
+		t.Errorf("tbprobe -h does not print the cache default as 64MiB:\n%s", res.stdout)
+	}
+}
+
+// The completion scripts generate for each shell, each in its own syntax.
+func TestCompletion(t *testing.T) {
+	for shell, marker := range map[string]string{
+		"bash": "complete -o default -F __start_tbprobe tbprobe",
+		"zsh":  "#compdef tbprobe",
+		"fish": "complete -c tbprobe",
+	} {
+		res := runBin(t, "", nil, "completion", shell)
+		if res.code != 0 || !strings.Contains(res.stdout, marker) {
+			t.Errorf("tbprobe completion %s: exit %d, no %q in %d bytes; stderr %s", shell, res.code, marker, len(res.stdout), res.stderr)
+		}
+	}
+}
+
+// "tbprobe man DIR" writes a man page per command, each a troff page with
+// a NAME section.
+func TestManPages(t *testing.T) {
+	dir := t.TempDir()
+	res := runBin(t, "", nil, "man", dir)
+	if res.code != 0 {
+		t.Fatalf("tbprobe man: exit %d: %s", res.code, res.stderr)
+	}
+	for _, page := range []string{"tbprobe.1", "tbprobe-serve.1", "tbprobe-geister-build.1", "tbprobe-completion-bash.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, page))
+		if err != nil {
+			t.Errorf("man page %s: %v", page, err)
+			continue
+		}
+		if !strings.Contains(string(b), ".SH NAME") || !strings.HasPrefix(string(b), ".nh\n.TH") {
+			t.Errorf("man page %s is not a troff page:\n%.300s", page, b)
+		}
+	}
+}
+
+// Usage mistakes exit 2 with the reason on standard error; a FEN with no
+// subcommand is still probed.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"--nope"}, {"serve", "--listen"}, {"--cache-size", "lots", "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"}, {"ls", "extra"}} {
+		res := runBin(t, "", nil, args...)
+		if res.code != 2 || res.stderr == "" || res.stdout != "" {
+			t.Errorf("tbprobe %q: exit %d, stdout %q, stderr %q; want 2 and a reason on stderr", args, res.code, res.stdout, res.stderr)
+		}
+	}
+	res := runBin(t, "", nil, "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1", "--json")
+	if res.code != 0 || !strings.Contains(res.stdout, `"wdl":2`) {
+		t.Errorf("tbprobe FEN --json: exit %d, %s %s", res.code, res.stdout, res.stderr)
+	}
+}

@@ -1,0 +1,127 @@
+// Package cli holds the command-line conventions both binaries share, on
+// spf13/cobra: exit statuses (0 done, 1 failed, 2 usage error), help on
+// standard output, --version from the build info, shell completion, man
+// pages, and the one parser of byte sizes every size flag uses.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+)
+
+// exitError carries a command's exit status through cobra's error return.
+// The command has already said what went wrong.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// Exit returns the error a RunE function returns to make the program exit
+// with code; nil for 0.
+func Exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return exitError(code)
+}
+
+// Version is the program's version as the Go toolchain stamped it into the
+// binary: the main module's version (a tag, or a pseudo-version derived from
+// the VCS revision) and the Go release that built it.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v = "(devel) " + s.Value
+			}
+		}
+	}
+	return v + " " + bi.GoVersion
+}
+
+// Setup makes root behave as the project's programs do: --version and a
+// version subcommand, help on standard output and lower-case "usage:",
+// flag mistakes reported as usage errors, a "man DIR" subcommand writing
+// the man pages, and (from cobra) "completion bash|zsh|fish|powershell".
+// Execute runs it.
+func Setup(root *cobra.Command) {
+	root.Version = Version()
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.DisableAutoGenTag = true
+	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), "Usage:", "usage:", 1))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the version (as --version does)",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", root.Name(), root.Version)
+		},
+	})
+	root.AddCommand(&cobra.Command{
+		Use:   "man DIR",
+		Short: "Write the man pages, one per command, into DIR",
+		Long: "Writes a troff man page (section 1) for the program and for each of its\n" +
+			"commands into DIR, creating it. The build runs this; the pages are what\n" +
+			"-h prints, formatted for man(1).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := WriteMan(root, args[0]); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s man: %v\n", root.Name(), err)
+				return Exit(1)
+			}
+			return nil
+		},
+	})
+}
+
+// WriteMan writes root's man pages into dir.
+func WriteMan(root *cobra.Command, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	hdr := &doc.GenManHeader{Title: strings.ToUpper(root.Name()), Section: "1", Source: "tbfs " + root.Version}
+	return doc.GenManTree(root, hdr, dir)
+}
+
+// Execute runs root with args and returns the exit status: the status a
+// command chose (Exit), or 2 after a usage error cobra or a flag found
+// (unknown command or flag, bad flag value, wrong argument count), which
+// is printed to standard error with a pointer to -h.
+func Execute(root *cobra.Command, args []string) int {
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	var code exitError
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	if cmd == nil {
+		cmd = root
+	}
+	fmt.Fprintf(root.ErrOrStderr(), "%s: %v\nRun '%s -h' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
+	return 2
+}
+
+// UsageError prints msg and cmd's usage to standard error and returns the
+// error for a usage mistake (exit status 2).
+func UsageError(cmd *cobra.Command, format string, a ...any) error {
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "%s: %s\n", cmd.CommandPath(), fmt.Sprintf(format, a...))
+	fmt.Fprint(w, cmd.UsageString())
+	return Exit(2)
+}
