@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -100,11 +102,10 @@ func uniqueFEN(fens []string, i int) string {
 	return fen[:strings.LastIndexByte(fen, ' ')+1] + fmt.Sprint(2+i/len(fens))
 }
 
-// BenchmarkProbe compares a probe read as a file through the kernel mount
-// with the same probe in-process (parse, probe, render the human text),
-// over 10,000 random positions with every table block already decoded.
-// "serial" is one reader; "parallel8" is 8 concurrent readers.
-func BenchmarkProbe(b *testing.B) {
+// benchTablebase opens the benchmark tables with room to keep every
+// decoded block.
+func benchTablebase(b *testing.B) (string, source.Source, *chesstb.Tablebase) {
+	b.Helper()
 	dir := benchTables(b)
 	src := openDir(b, dir)
 	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: 1 << 30}, src)
@@ -112,6 +113,15 @@ func BenchmarkProbe(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { tb.Close() })
+	return dir, src, tb
+}
+
+// BenchmarkProbe compares a probe read as a file through the kernel mount
+// with the same probe in-process (parse, probe, render the human text),
+// over 10,000 random positions with every table block already decoded.
+// "serial" is one reader; "parallel8" is 8 concurrent readers.
+func BenchmarkProbe(b *testing.B) {
+	dir, src, tb := benchTablebase(b)
 	fens := randomFENs(b, tb, dir, 10000)
 	mnt, _ := mount(b, fusefs.Config{Prober: fusefs.Collector{Prober: tb}, Tables: []source.Source{src}})
 	ctx := context.Background()
@@ -247,4 +257,112 @@ func BenchmarkRawTable(b *testing.B) {
 		})
 	}
 	b.Logf("table %s, %d bytes", big.Name, big.Size)
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// trivialProber answers bare-kings positions with a fixed report, probing
+// nothing, and passes every other position on: a file of the same mount,
+// at the same depth, whose answer costs no probe, to measure what the
+// FUSE round trips of one file cost by themselves.
+type trivialProber struct{ next fusefs.Prober }
+
+const trivialBoard = "8/8/8/3k4/8/8/8/K7 "
+
+var trivialReport = &render.Report{Values: render.Values{WDL: new(int)}}
+
+func (p trivialProber) Report(ctx context.Context, pos *chess.Position, children bool) (*render.Report, error) {
+	if strings.HasPrefix(pos.FEN(), trivialBoard) {
+		return trivialReport, nil
+	}
+	return p.next.Report(ctx, pos, children)
+}
+
+// BenchmarkFileOverhead measures what reading one wdl/ FEN file through the
+// kernel mount costs beyond the same work in process (parse, probe every
+// metric, render the WDL line), over 1,000 random positions with every
+// block decoded, and the floor: a trivial file of the same mount at the
+// same depth (bare kings, answered without a probe). Each pass reads every
+// position once under a fresh name (the move number changes, which no
+// value depends on), so each read reaches tbfs; the rank directories above
+// are the kernel's cached entries after the first pass. It reports, per
+// file, inprocess-µs, mount-µs, overhead-µs (mount minus in process) and
+// floor-µs, and the same overhead and floor in CPU time.
+//
+//	go test ./fusefs -run '^$' -bench FileOverhead -benchtime 20x
+func BenchmarkFileOverhead(b *testing.B) {
+	dir, src, tb := benchTablebase(b)
+	fens := randomFENs(b, tb, dir, 1000)
+	coll := fusefs.Collector{Prober: tb}
+	mnt, _ := mount(b, fusefs.Config{Prober: trivialProber{next: coll}, Tables: []source.Source{src}})
+	ctx := context.Background()
+	inProcess := func(fen string) error {
+		pos, err := chess.ParseFEN(fen)
+		if err != nil {
+			return err
+		}
+		rep, err := coll.Report(ctx, &pos, false)
+		if err != nil {
+			return err
+		}
+		if _, ok := render.MetricText(&rep.Values, render.MetricWDL); !ok {
+			return fmt.Errorf("%s: no WDL", fen)
+		}
+		return nil
+	}
+	viaMount := func(fen string) error {
+		data, err := os.ReadFile(filepath.Join(mnt, "wdl", fen))
+		if err == nil && len(data) == 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	// pass times one read of each position, each under a name no pass
+	// used before; trivial reads as many bare-kings files.
+	pass := func(n int, trivial bool, read func(string) error) (time.Duration, time.Duration) {
+		start, cpu0 := time.Now(), cpuTime(b)
+		for i := range fens {
+			name := uniqueFEN(fens, n*len(fens)+i)
+			if trivial {
+				name = fmt.Sprintf("%sw - - 0 %d", trivialBoard, 1+n*len(fens)+i)
+			}
+			if err := read(name); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start), cpuTime(b) - cpu0
+	}
+	// Warm: decode every block, and let the kernel learn the rank
+	// directories of every position and of the bare kings.
+	pass(0, false, inProcess)
+	pass(0, false, viaMount)
+	pass(0, true, viaMount)
+	var inproc, viamnt, floor, inprocCPU, viamntCPU, floorCPU time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		w, c := pass(n, false, inProcess)
+		inproc, inprocCPU = inproc+w, inprocCPU+c
+		w, c = pass(n, false, viaMount)
+		viamnt, viamntCPU = viamnt+w, viamntCPU+c
+		w, c = pass(n, true, viaMount)
+		floor, floorCPU = floor+w, floorCPU+c
+	}
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n*len(fens)) }
+	b.ReportMetric(per(inproc), "inprocess-µs/file")
+	b.ReportMetric(per(viamnt), "mount-µs/file")
+	b.ReportMetric(per(viamnt)-per(inproc), "overhead-µs/file")
+	b.ReportMetric(per(floor), "floor-µs/file")
+	// CPU time (every thread of the process, user and kernel: the reader,
+	// the kernel's FUSE work and tbfs's) is steadier than wall time on a
+	// busy machine, which adds waits for a core to every round trip.
+	b.ReportMetric(per(viamntCPU)-per(inprocCPU), "overhead-cpu-µs/file")
+	b.ReportMetric(per(floorCPU), "floor-cpu-µs/file")
 }

@@ -38,6 +38,7 @@ func (c GeisterCollector) Report(ctx context.Context, p geister.Position) (*rend
 // the human text; with ".json" appended, the JSON object.
 type geisterDir struct {
 	fs.Inode
+	readOnlyDir
 	fs   *FS
 	rows []string
 }
@@ -48,7 +49,7 @@ var _ = (fs.NodeReaddirer)((*geisterDir)(nil))
 
 // Getattr reports a read-only directory.
 func (d *geisterDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	dirAttr(&out.Attr)
+	d.fs.dirAttr(&out.Attr)
 	return 0
 }
 
@@ -70,7 +71,7 @@ func (d *geisterDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 			d.fs.stats.badPaths.Add(1)
 			return nil, d.fs.refuse(p, syscall.ENOENT, fmt.Sprintf("row %q has %d characters, want 6", name, len(name)))
 		}
-		dirAttr(&out.Attr)
+		d.fs.dirAttr(&out.Attr)
 		rows := append(append([]string{}, d.rows...), name)
 		return d.NewInode(ctx, &geisterDir{fs: d.fs, rows: rows}, fs.StableAttr{Mode: fuse.S_IFDIR}), 0
 	default:
@@ -96,6 +97,6 @@ func (d *geisterDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 	if isJSON {
 		data = render.GeisterJSON(rep)
 	}
-	fileAttr(&out.Attr, int64(len(data)))
-	return d.NewInode(ctx, &dataFile{data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
+	d.fs.fileAttr(&out.Attr, int64(len(data)))
+	return d.NewInode(ctx, &dataFile{fs: d.fs, data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
 }

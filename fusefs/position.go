@@ -34,6 +34,7 @@ type Prober interface {
 // looked up at the eighth level is a position file.
 type rankDir struct {
 	fs.Inode
+	readOnlyDir
 	fs    *FS
 	view  view
 	ranks []string
@@ -45,7 +46,7 @@ var _ = (fs.NodeReaddirer)((*rankDir)(nil))
 
 // Getattr reports a read-only directory.
 func (d *rankDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	dirAttr(&out.Attr)
+	d.fs.dirAttr(&out.Attr)
 	return 0
 }
 
@@ -68,7 +69,7 @@ func (d *rankDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 			d.fs.stats.badPaths.Add(1)
 			return nil, d.fs.refuse(d.path(name), syscall.ENOENT, err.Error())
 		}
-		dirAttr(&out.Attr)
+		d.fs.dirAttr(&out.Attr)
 		ranks := append(append([]string{}, d.ranks...), name)
 		return d.NewInode(ctx, &rankDir{fs: d.fs, view: d.view, ranks: ranks}, fs.StableAttr{Mode: fuse.S_IFDIR}), 0
 	}
@@ -87,8 +88,8 @@ func (d *rankDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 	if errno != 0 {
 		return nil, errno
 	}
-	fileAttr(&out.Attr, int64(len(data)))
-	return d.NewInode(ctx, &dataFile{data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
+	d.fs.fileAttr(&out.Attr, int64(len(data)))
+	return d.NewInode(ctx, &dataFile{fs: d.fs, data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
 }
 
 // viewMetric is the metric a metric view shows.

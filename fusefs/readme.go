@@ -40,8 +40,9 @@ Directories:
                      directories (geister/r1/r2/r3/r4/r5/r6); .json for JSON
 `)
 	}
-	b.WriteString(`  tables/            the raw table files, read through the same transport
-                     and cache, for any other tool
+	b.WriteString(`  tables/            the raw table files (table files only, never wider
+                     permissions than the source's), read through the same
+                     transport and cache, for any other tool
   .stats             JSON counters: probes, refusals, transport and cache
 
 Errors: a path that is not a legal position, or a metric no table answers,

@@ -1,15 +1,10 @@
 package fusefs
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
-
-	"github.com/hanwen/go-fuse/v2/fs"
-	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
 // recentLimit bounds how many refused paths .stats remembers.
@@ -23,7 +18,7 @@ type stats struct {
 	badPaths    atomic.Int64 // refused: not a position
 	missing     atomic.Int64 // refused: no table answers that metric
 	probeErrors atomic.Int64 // probes that failed (EIO)
-	tableOpens  atomic.Int64 // tables/ objects opened
+	tableOpens  atomic.Int64 // tables/ objects opened (once per table per mount)
 	tableReads  atomic.Int64 // tables/ read requests served
 	tableBytes  atomic.Int64 // bytes served from tables/
 	tableErrors atomic.Int64 // tables/ operations that failed (EIO)
@@ -102,46 +97,4 @@ func (f *FS) statsJSON() []byte {
 		b, _ = json.Marshal(map[string]string{"error": err.Error()})
 	}
 	return append(b, '\n')
-}
-
-// statsFile is .stats. Each open takes a snapshot that the handle keeps, and
-// reads bypass the page cache, so a reader always sees one consistent
-// snapshot and the next open sees fresh numbers.
-type statsFile struct {
-	fs.Inode
-	fs *FS
-}
-
-type statsHandle struct{ data []byte }
-
-var _ = (fs.NodeGetattrer)((*statsFile)(nil))
-var _ = (fs.NodeOpener)((*statsFile)(nil))
-var _ = (fs.NodeReader)((*statsFile)(nil))
-
-// Getattr reports the size of the open handle's snapshot, or of a fresh one.
-func (s *statsFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	data := s.fs.statsJSON()
-	if h, ok := fh.(*statsHandle); ok {
-		data = h.data
-	}
-	fileAttr(&out.Attr, int64(len(data)))
-	out.SetTimeout(volatileTimeout)
-	return 0
-}
-
-// Open takes the snapshot.
-func (s *statsFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&(syscall.O_WRONLY|syscall.O_RDWR) != 0 {
-		return nil, 0, syscall.EROFS
-	}
-	return &statsHandle{data: s.fs.statsJSON()}, fuse.FOPEN_DIRECT_IO, 0
-}
-
-// Read copies from the handle's snapshot.
-func (s *statsFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	h, ok := fh.(*statsHandle)
-	if !ok {
-		return nil, syscall.EBADF
-	}
-	return fuse.ReadResultData(sliceAt(h.data, off, len(dest))), 0
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -27,7 +28,9 @@ const firstTableIno = 2
 // and kept: the tables do not change while mounted. A failed listing is not
 // kept, so the next access tries again.
 type tableIndex struct {
-	srcs []source.Source
+	srcs  []source.Source
+	names func(string) bool // which names are served
+	opens *atomic.Int64     // counts objects opened
 
 	mu     sync.Mutex
 	loaded bool
@@ -39,8 +42,9 @@ type tableIndex struct {
 type tableEntry struct {
 	name  string // full name within the source, "wdl/KQK.lzw"
 	isDir bool
-	size  int64 // -1 until known when the listing did not say
-	src   int   // index of the source that serves it
+	size  int64  // -1 until known when the listing did not say
+	perm  uint32 // the source's permission bits, 0 when it has none
+	src   int    // index of the source that serves it
 	ino   uint64
 
 	mu  sync.Mutex
@@ -74,7 +78,7 @@ func (x *tableIndex) load(ctx context.Context) (map[string][]*tableEntry, error)
 		}
 	entry:
 		for _, ent := range entries {
-			if source.CheckName(ent.Name) != nil {
+			if source.CheckName(ent.Name) != nil || !x.names(ent.Name) {
 				continue
 			}
 			if _, dup := byName[ent.Name]; dup {
@@ -95,7 +99,7 @@ func (x *tableIndex) load(ctx context.Context) (map[string][]*tableEntry, error)
 					add(&tableEntry{name: dir, isDir: true, src: i})
 				}
 			}
-			add(&tableEntry{name: ent.Name, size: ent.Size, src: i})
+			add(&tableEntry{name: ent.Name, size: ent.Size, perm: uint32(ent.Mode.Perm()), src: i})
 		}
 	}
 	dirs := map[string][]*tableEntry{"": nil}
@@ -135,6 +139,9 @@ func (x *tableIndex) object(ctx context.Context, e *tableEntry) (source.Object, 
 	}
 	e.size = obj.Size()
 	e.obj = obj
+	if x.opens != nil {
+		x.opens.Add(1)
+	}
 	return obj, nil
 }
 
@@ -172,6 +179,7 @@ func (x *tableIndex) close() error {
 // tableDir is tables/ or a directory below it.
 type tableDir struct {
 	fs.Inode
+	readOnlyDir
 	fs  *FS
 	dir string // "" for tables/ itself
 }
@@ -182,7 +190,7 @@ var _ = (fs.NodeReaddirer)((*tableDir)(nil))
 
 // Getattr reports a read-only directory.
 func (d *tableDir) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	dirAttr(&out.Attr)
+	d.fs.dirAttr(&out.Attr)
 	return 0
 }
 
@@ -223,26 +231,27 @@ func (d *tableDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) 
 	}
 	e := list[i]
 	if e.isDir {
-		dirAttr(&out.Attr)
+		d.fs.dirAttr(&out.Attr)
 		return d.NewInode(ctx, &tableDir{fs: d.fs, dir: e.name}, fs.StableAttr{Mode: fuse.S_IFDIR, Ino: e.ino}), 0
 	}
 	size, err := d.fs.tables.sizeOf(ctx, e)
 	if err != nil {
 		return nil, d.fs.tableFailure("tables/"+e.name, "open", err)
 	}
-	fileAttr(&out.Attr, size)
+	d.fs.tableAttr(&out.Attr, e, size)
 	return d.NewInode(ctx, &tableFile{fs: d.fs, entry: e}, fs.StableAttr{Mode: fuse.S_IFREG, Ino: e.ino}), 0
 }
 
-// tableFile is one raw table, read straight from its source.
+// tableFile is one raw table, read straight from its source. A table
+// never changes while mounted, so the kernel keeps its pages across opens.
 type tableFile struct {
 	fs.Inode
+	immutableFile
 	fs    *FS
 	entry *tableEntry
 }
 
 var _ = (fs.NodeGetattrer)((*tableFile)(nil))
-var _ = (fs.NodeOpener)((*tableFile)(nil))
 var _ = (fs.NodeReader)((*tableFile)(nil))
 
 // Getattr reports the object's size.
@@ -251,24 +260,22 @@ func (t *tableFile) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.Att
 	if err != nil {
 		return t.fs.tableFailure("tables/"+t.entry.name, "stat", err)
 	}
-	fileAttr(&out.Attr, size)
+	t.fs.tableAttr(&out.Attr, t.entry, size)
 	return 0
 }
 
-// Open opens the object (once per mount) and lets the kernel keep cached
-// pages across opens: a table never changes.
-func (t *tableFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&(syscall.O_WRONLY|syscall.O_RDWR) != 0 {
-		return nil, 0, syscall.EROFS
+// tableAttr fills a table file's attributes: read bits no wider than the
+// source's own, when it has them.
+func (f *FS) tableAttr(a *fuse.Attr, e *tableEntry, size int64) {
+	perm := uint32(0o444)
+	if e.perm != 0 {
+		perm &= e.perm
 	}
-	if _, err := t.fs.tables.object(ctx, t.entry); err != nil {
-		return nil, 0, t.fs.tableFailure("tables/"+t.entry.name, "open", err)
-	}
-	t.fs.stats.tableOpens.Add(1)
-	return nil, fuse.FOPEN_KEEP_CACHE, 0
+	f.fileAttrMode(a, size, perm)
 }
 
-// Read reads the range from the source.
+// Read reads the range from the source, opening the object (once per
+// mount) on first use.
 func (t *tableFile) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
 	obj, err := t.fs.tables.object(ctx, t.entry)
 	if err != nil {

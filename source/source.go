@@ -10,6 +10,7 @@ package source
 import (
 	"context"
 	"io"
+	"io/fs"
 )
 
 // Hint is an advisory tag that says what a read is for. A transport may use it
@@ -133,6 +134,10 @@ type Entry struct {
 	// Size is the object's length in bytes, or -1 when the listing does
 	// not say.
 	Size int64
+	// Mode holds the object's permission bits where the source has them
+	// (a local file), and is 0 where it does not: a front end that shows
+	// the object never grants more than these.
+	Mode fs.FileMode
 }
 
 // Lister is implemented by sources that can enumerate their objects.

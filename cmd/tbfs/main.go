@@ -1,12 +1,14 @@
 // Command tbfs mounts chess endgame tablebases as a read-only file system:
 //
-//	tbfs mount [--tables URL]... [--cache-size N] [--cache-dir DIR [--metadata-ttl D]] [--max-requests N] [--allow-other] [--debug] MOUNTPOINT
+//	tbfs mount [--tables URL]... [--plugin-dir DIR] [--uid N] [--gid N] [--umask OCTAL] [--daemon] ... MOUNTPOINT
 //	tbfs unmount MOUNTPOINT
 //
 // after which `cat "MOUNTPOINT/chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"` prints
 // what the tables say about the position, from any program, with the tables
-// left where they are (a directory, s3://bucket/prefix, http(s)://...). The
-// mount runs in the foreground and unmounts cleanly on SIGINT or SIGTERM.
+// left where they are (a directory, s3://bucket/prefix, http(s)://..., or a
+// transport plugin's URL), opened as tbprobe opens them (internal/tables).
+// The mount is read-only (ro); it runs in the foreground, or in the
+// background with --daemon, and unmounts cleanly on SIGINT or SIGTERM.
 // README at the mount's root describes the tree.
 package main
 
@@ -19,37 +21,35 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/source"
-	"github.com/tbfs/tbfs/source/cache"
-	"github.com/tbfs/tbfs/source/fssource"
+	"github.com/tbfs/tbfs/internal/daemon"
+	"github.com/tbfs/tbfs/internal/tables"
+	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
-	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
-	"github.com/tbfs/tbfs/source/retry"
-	"github.com/tbfs/tbfs/testdata"
-
-	// Every built-in transport: file, http(s), s3.
-	_ "github.com/tbfs/tbfs/source/all"
+	"github.com/tbfs/tbfs/source/stack"
 )
 
 // mountLong is mount's help text.
 const mountLong = `Mounts chess endgame tablebases as a read-only file system at MOUNTPOINT
 and answers until SIGINT or SIGTERM (or tbfs unmount), then unmounts.
 
---tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://);
-tables are searched in the order given. Without --tables the fixture tables
+--tables is repeatable (a directory, file://, s3://bucket/prefix, http(s)://,
+or a scheme a transport plugin serves, such as ftp:// with tbfs-source-ftp in
+--plugin-dir); tables are searched in the order given. The URL forms and
+plugins are tbprobe's. Without --tables the fixture tables
 built into the binary (the repository's testdata/chesstb, packs included) are
 mounted, from any working directory.
 
@@ -57,7 +57,13 @@ mounted, from any working directory.
 size and version, or that it does not exist) is trusted without asking
 again: with --cache-dir a remount whose reads are on disk sends no request
 within it. A table replaced on the server is never mixed with its old
-version; after the TTL it is served as the new one.`
+version; after the TTL it is served as the new one.
+
+The mount is read-only (ro in /proc/mounts) and the kernel enforces the
+modes it shows: files 0444 and directories 0555 less --umask, owned by
+--uid and --gid; tables/ shows table files only, never more readable than
+the source's own. With --daemon the command returns once the mount answers
+(exit 0), or exits non-zero with the reason if it cannot mount.`
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -99,6 +105,13 @@ type mountConfig struct {
 	mountpoint   string
 	metadataTTL  time.Duration
 	maxRequests  int
+	pluginDir    string
+	pluginPins   host.Checksums
+	owner        fusefs.Owner
+	umask        uint32
+	logLevel     slog.Level
+	daemon       bool
+	logFile      string
 }
 
 // newMountCmd is "tbfs mount".
@@ -106,12 +119,19 @@ func newMountCmd() *cobra.Command {
 	var cfg mountConfig
 	size := cli.Size(chesstb.DefaultBlockCacheBytes)
 	diskSize := cli.Size(1 << 30)
+	var uid, gid uint32
+	var umask, logLevel string
 	cmd := &cobra.Command{
 		Use:   "mount [flags] MOUNTPOINT",
 		Short: "Mount the tables at MOUNTPOINT and serve them until stopped",
 		Long:  mountLong,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg.cacheSize, cfg.cacheDirSize = int64(size), int64(diskSize)
+			cfg.owner = fusefs.Owner{UID: uid, GID: gid}
+			if err := parseMountOptions(&cfg, umask, logLevel); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tbfs: %v\n", err)
+				return cli.Exit(2)
+			}
 			if err := checkMount(&cfg, args); err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "tbfs: %v\n", err)
 				return cli.Exit(2)
@@ -121,15 +141,39 @@ func newMountCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&cfg.geister, "geister", nil, "`URL` where Geister tables are (repeatable); adds geister/ to the mount")
-	fl.StringArrayVar(&cfg.tables, "tables", nil, "`URL` where the tables are: a directory, s3://bucket/prefix, http(s)://... (repeatable; searched in order)")
+	fl.StringArrayVar(&cfg.tables, "tables", nil, "`URL` where the tables are: a directory, s3://bucket/prefix, http(s)://... or a plugin's URL (repeatable; searched in order)")
 	fl.Var(&size, "cache-size", "`SIZE` of table data kept in memory, for decoded blocks and again for fetched remote blocks (e.g. 64MiB, 1.5G; binary units)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this `DIR`, across remounts")
 	fl.Var(&diskSize, "cache-dir-size", "`SIZE` --cache-dir may hold (binary units)")
 	fl.DurationVar(&cfg.metadataTTL, "metadata-ttl", 5*time.Minute, "how long a remote table's size and version, or its absence, are trusted without asking again")
 	fl.IntVar(&cfg.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
-	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic")
+	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic (implies --log-level debug)")
+	fl.StringVar(&cfg.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
+	fl.Var(&cfg.pluginPins, "plugin-sha256", "`NAME=HEX`: run plugin NAME only if its binary has this SHA-256 (repeatable; when given, unpinned plugins do not run)")
+	fl.Uint32Var(&uid, "uid", uint32(os.Geteuid()), "user `ID` that owns every file of the mount")
+	fl.Uint32Var(&gid, "gid", uint32(os.Getegid()), "group `ID` that owns every file of the mount")
+	fl.StringVar(&umask, "umask", "022", "permission `BITS` (octal) to clear from files (0444) and directories (0555)")
+	fl.StringVar(&logLevel, "log-level", "info", "least severe `LEVEL` of log messages printed: debug, info, warn or error")
+	fl.BoolVar(&cfg.daemon, "daemon", false, "run in the background; exit 0 once the mount answers, non-zero if it cannot mount")
+	fl.StringVar(&cfg.logFile, "log-file", "", "with --daemon, append the log to this `FILE` (default: discarded)")
 	return cmd
+}
+
+// parseMountOptions reads --umask and --log-level into cfg.
+func parseMountOptions(cfg *mountConfig, umask, logLevel string) error {
+	m, err := strconv.ParseUint(umask, 8, 32)
+	if err != nil || m > 0o777 {
+		return fmt.Errorf("--umask %q: want octal permission bits such as 022 or 077", umask)
+	}
+	cfg.umask = uint32(m)
+	if err := cfg.logLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", logLevel)
+	}
+	if cfg.debug {
+		cfg.logLevel = slog.LevelDebug
+	}
+	return nil
 }
 
 // checkMount validates the parsed flags and takes the mount point from args.
@@ -148,104 +192,39 @@ func checkMount(cfg *mountConfig, args []string) error {
 }
 
 func runMount(cfg mountConfig, stdout, stderr io.Writer) int {
+	if cfg.daemon {
+		// The same command line in the background, which tells this
+		// process when its mount answers.
+		pid, err := daemon.Start(withoutDaemonFlag(os.Args[1:]), cfg.logFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "tbfs: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "tbfs: mounted on %s (pid %d)\n", cfg.mountpoint, pid)
+		return 0
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, stdout, stderr); err != nil {
+		daemon.Ready(err)
 		fmt.Fprintf(stderr, "tbfs: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// tableSource is one --tables location with its wrappers, in the order of
-// package source/stack (memory cache → listing cache → retry → limit →
-// metrics → transport) and, with --cache-dir, a disk cache between the
-// memory cache and the listing cache: memory hits cost nothing, disk hits
-// (and, within --metadata-ttl, opens the disk remembers) no request, and the
-// metrics count exactly the requests the transport made.
-type tableSource struct {
-	url      string
-	top      source.Source
-	raw      source.Source
-	counters *metrics.Counters
-	mem      *cache.Source
-	disk     *diskcache.Source
-}
-
-// openTables opens every table URL. Local directories are memory-mapped
-// already and get neither cache.
-func openTables(ctx context.Context, urls []string, cfg mountConfig) ([]*tableSource, error) {
-	var out []*tableSource
-	for _, raw := range urls {
-		ts, err := openTable(ctx, raw, cfg)
-		if err != nil {
-			closeAll(out)
-			return nil, fmt.Errorf("tables %s: %w", redact(raw), err)
+// withoutDaemonFlag returns args without --daemon, for the background
+// process to run in the foreground.
+func withoutDaemonFlag(args []string) []string {
+	var out []string
+	for _, a := range args {
+		switch a {
+		case "--daemon", "--daemon=true":
+			continue
 		}
-		out = append(out, ts)
+		out = append(out, a)
 	}
-	return out, nil
-}
-
-// embeddedTables opens the fixture tables built into the binary, one source
-// per root in testdata.ChessTBRoots, with the wrappers a local directory gets
-// (metrics and retry, no cache: the bytes are in memory already).
-func embeddedTables() ([]*tableSource, error) {
-	var out []*tableSource
-	for _, dir := range testdata.ChessTBRoots {
-		sub, err := testdata.ChessTBRoot(dir)
-		if err != nil {
-			closeAll(out)
-			return nil, fmt.Errorf("embedded tables %s: %w", dir, err)
-		}
-		raw := fssource.New(sub, "embedded:testdata/"+dir)
-		ts := &tableSource{url: "embedded:testdata/" + dir, raw: raw, counters: new(metrics.Counters)}
-		ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
-		out = append(out, ts)
-	}
-	return out, nil
-}
-
-func openTable(ctx context.Context, rawURL string, cfg mountConfig) (*tableSource, error) {
-	u, err := source.ParseURL(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := source.Open(ctx, rawURL)
-	if err != nil {
-		return nil, err
-	}
-	ts := &tableSource{url: redact(rawURL), raw: raw, counters: new(metrics.Counters)}
-	ts.top = retry.Wrap(metrics.Wrap(raw, ts.counters), retry.Policy{Counters: ts.counters})
-	if u.Scheme == "file" {
-		return ts, nil
-	}
-	ts.top = retry.Wrap(limit.Wrap(metrics.Wrap(raw, ts.counters), cfg.maxRequests), retry.Policy{Counters: ts.counters})
-	if cfg.metadataTTL > 0 {
-		ts.top = listcache.Wrap(ts.top, listcache.Options{TTL: cfg.metadataTTL})
-	}
-	if cfg.cacheDir != "" {
-		ts.disk, err = diskcache.Wrap(ts.top, diskcache.Options{
-			Dir: cfg.cacheDir, Budget: cfg.cacheDirSize, BlockSize: cache.DefaultBlockSize, Location: ts.url,
-			MetadataTTL: cfg.metadataTTL,
-		})
-		if err != nil {
-			raw.Close()
-			return nil, err
-		}
-		ts.top = ts.disk
-	}
-	ts.mem = cache.Wrap(ts.top, cache.Options{Budget: cfg.cacheSize, Counters: ts.counters})
-	ts.top = ts.mem
-	return ts, nil
-}
-
-func closeAll(tss []*tableSource) error {
-	var errs []error
-	for _, ts := range tss {
-		errs = append(errs, ts.top.Close())
-	}
-	return errors.Join(errs...)
+	return out
 }
 
 // transportStats is one table location's counters as .stats shows them.
@@ -259,32 +238,37 @@ type transportStats struct {
 // serve mounts and answers until ctx ends (a signal) or the mount goes away
 // (tbfs unmount, fusermount -u), then unmounts and releases everything.
 func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error {
-	level := slog.LevelInfo
-	if cfg.debug {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 
-	var sts []*tableSource
-	var err error
+	opener, err := tables.NewOpener(ctx, tables.Options{
+		Stack: stack.Options{
+			CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL,
+			Disk: stack.DiskOptions{Dir: cfg.cacheDir, Budget: cfg.cacheDirSize},
+		},
+		PluginDir:       cfg.pluginDir,
+		PluginChecksums: cfg.pluginPins,
+		PluginLogger:    pluginLogger(stderr, cfg.logLevel),
+	})
+	if err != nil {
+		return err
+	}
+	defer opener.Close()
+	var sts tables.Set
 	if len(cfg.tables) == 0 {
-		sts, err = embeddedTables()
+		sts, err = opener.Embedded()
 	} else {
-		sts, err = openTables(ctx, cfg.tables, cfg)
+		sts, err = opener.Open(ctx, cfg.tables)
 	}
 	if err != nil {
 		return err
 	}
-	defer closeAll(sts)
-	gsts, err := openTables(ctx, cfg.geister, cfg)
+	defer sts.Close()
+	gsts, err := opener.Open(ctx, cfg.geister)
 	if err != nil {
 		return err
 	}
-	defer closeAll(gsts)
-	srcs := make([]source.Source, len(sts))
-	for i, st := range sts {
-		srcs[i] = st.top
-	}
+	defer gsts.Close()
+	srcs := sts.Sources()
 	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, srcs...)
 	if err != nil {
 		return err
@@ -293,11 +277,7 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 
 	var geisterProber fusefs.GeisterProber
 	if len(gsts) > 0 {
-		gsrcs := make([]source.Source, len(gsts))
-		for i, st := range gsts {
-			gsrcs[i] = st.top
-		}
-		gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsrcs...)
+		gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsts.Sources()...)
 		if err != nil {
 			return err
 		}
@@ -305,23 +285,19 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 		geisterProber = fusefs.GeisterCollector{Prober: gtb}
 	}
 
-	all := append(append([]*tableSource{}, sts...), gsts...)
+	all := append(append(tables.Set{}, sts...), gsts...)
 	tree := fusefs.New(fusefs.Config{
 		Prober:    fusefs.Collector{Prober: tb},
 		Geister:   geisterProber,
 		Tables:    srcs,
-		TableURLs: tableURLs(sts, cfg.geister),
+		TableURLs: append(sts.URLs(), gsts.URLs()...),
+		Owner:     &cfg.owner,
+		Umask:     cfg.umask,
 		Counters: map[string]func() any{
 			"transport": func() any {
 				out := make([]transportStats, len(all))
 				for i, st := range all {
-					out[i] = transportStats{URL: st.url, Stats: st.counters.Stats()}
-					if st.mem != nil {
-						out[i].CachedBytes = st.mem.Used()
-					}
-					if st.disk != nil {
-						out[i].DiskCachedBytes = st.disk.Used()
-					}
+					out[i] = transportStats{URL: st.URL, Stats: st.Stats(), CachedBytes: st.CachedBytes(), DiskCachedBytes: st.DiskCachedBytes()}
 				}
 				return out
 			},
@@ -337,8 +313,10 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("mount %s: %w", cfg.mountpoint, err)
 	}
-	// The line tells scripts (and the tests) that the mount answers now.
+	// The line tells scripts (and the tests) that the mount answers now;
+	// so does the status a --daemon parent waits for.
 	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
+	daemon.Ready(nil)
 
 	done := make(chan struct{})
 	go func() {
@@ -406,21 +384,17 @@ func runUnmount(mnt string, stderr io.Writer) int {
 	return 0
 }
 
-// tableURLs names the chess table sources as the README shows them (the
-// embedded roots when no --tables was given), then the Geister URLs as given.
-func tableURLs(sts []*tableSource, geister []string) []string {
-	var out []string
-	for _, st := range sts {
-		out = append(out, st.url)
+// pluginLogger passes the plugin host's messages to stderr at the mount's
+// log level.
+func pluginLogger(w io.Writer, level slog.Level) hclog.Logger {
+	l := hclog.Info
+	switch {
+	case level <= slog.LevelDebug:
+		l = hclog.Debug
+	case level >= slog.LevelError:
+		l = hclog.Error
+	case level >= slog.LevelWarn:
+		l = hclog.Warn
 	}
-	return append(out, geister...)
-}
-
-// redact hides credentials in a table URL for .stats and logs.
-func redact(raw string) string {
-	u, err := source.ParseURL(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return source.Redact(u)
+	return hclog.New(&hclog.LoggerOptions{Name: "plugins", Level: l, Output: w})
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,10 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/tbfs/tbfs/internal/mounttest"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 	"github.com/tbfs/tbfs/testdata"
@@ -50,107 +46,18 @@ func binary(t *testing.T) string {
 	return binPath
 }
 
-// mounted reports whether dir is a mount point, from /proc/self/mountinfo.
-func mounted(t *testing.T, dir string) bool {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && f[4] == dir {
-			return true
-		}
-	}
-	return false
-}
+// mounted reports whether dir is a mount point.
+func mounted(t *testing.T, dir string) bool { return mounttest.Mounted(t, dir) }
 
 // process is a running `tbfs mount`.
-type process struct {
-	cmd    *exec.Cmd
-	stderr *bytes.Buffer
-	exited chan error
-}
+type process = mounttest.Process
 
 // startMount runs `tbfs mount args... MNT` and returns once it reports the
-// mount ready. The detach-unmount and the kill are registered before the
-// process starts, so a failing test leaves neither a mount nor a process.
+// mount ready (package internal/mounttest).
 func startMount(t *testing.T, env []string, args ...string) (string, *process) {
 	t.Helper()
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		testenv.Missing(t, "/dev/fuse")
-	}
-	if os.Geteuid() != 0 {
-		// Only root mounts directly; anyone else mounts through fuse3's
-		// helper, which .ci/run installs.
-		testenv.Tool(t, "fusermount3")
-	}
-	mnt := t.TempDir()
-	p := &process{stderr: new(bytes.Buffer), exited: make(chan error, 1)}
-	t.Cleanup(func() {
-		if p.cmd != nil && p.cmd.Process != nil {
-			select {
-			case err := <-p.exited:
-				p.exited <- err
-			default:
-				p.cmd.Process.Kill()
-				<-p.exited
-			}
-		}
-		if mounted(t, mnt) {
-			unix.Unmount(mnt, unix.MNT_DETACH)
-		}
-	})
-	p.cmd = exec.Command(binary(t), append(append([]string{"mount"}, args...), mnt)...)
-	p.cmd.Env = append(os.Environ(), env...)
-	// Run outside the checkout, so nothing can depend on finding the
-	// repository above the working directory.
-	p.cmd.Dir = t.TempDir()
-	p.cmd.Stderr = p.stderr
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		ready <- line
-		io.Copy(io.Discard, stdout)
-		p.exited <- p.cmd.Wait()
-	}()
-	select {
-	case line := <-ready:
-		if !strings.Contains(line, "mounted on "+mnt) {
-			<-p.exited
-			t.Fatalf("tbfs did not mount: %q\n%s", line, p.stderr)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("tbfs did not report a mount within 60s\n%s", p.stderr)
-	}
-	return mnt, p
-}
-
-// wait returns the process's exit status.
-func (p *process) wait(t *testing.T) int {
-	t.Helper()
-	select {
-	case err := <-p.exited:
-		p.exited <- err
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(60 * time.Second):
-		t.Fatalf("tbfs did not exit within 60s\n%s", p.stderr)
-		return -1
-	}
+	p := mounttest.Start(t, binary(t), env, append([]string{"mount"}, args...)...)
+	return p.Dir, p
 }
 
 // The expected value is the reference prober's answer for this FEN
@@ -177,9 +84,9 @@ func TestSignalsUnmount(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			p.cmd.Process.Signal(sig)
-			if code := p.wait(t); code != 0 {
-				t.Fatalf("exit status %d after %v\n%s", code, sig, p.stderr)
+			p.Cmd.Process.Signal(sig)
+			if code := p.Wait(t); code != 0 {
+				t.Fatalf("exit status %d after %v\n%s", code, sig, p.Stderr)
 			}
 			if mounted(t, mnt) {
 				t.Fatalf("%s still mounted after %v", mnt, sig)
@@ -194,8 +101,8 @@ func TestUnmountCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tbfs unmount: %v: %s", err, out)
 	}
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("mount exited %d\n%s", code, p.stderr)
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("mount exited %d\n%s", code, p.Stderr)
 	}
 	if mounted(t, mnt) {
 		t.Fatalf("%s still mounted", mnt)
@@ -217,12 +124,12 @@ func TestDefaultTables(t *testing.T) {
 	} {
 		b, err := os.ReadFile(filepath.Join(mnt, c.dir, name))
 		if err != nil || string(b) != c.want {
-			t.Errorf("%s/%s: %q, %v; want %q\n%s", c.dir, name, b, err, c.want, p.stderr)
+			t.Errorf("%s/%s: %q, %v; want %q\n%s", c.dir, name, b, err, c.want, p.Stderr)
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(mnt, "chess", seedFEN+".json"))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, p.stderr)
+		t.Fatalf("%v\n%s", err, p.Stderr)
 	}
 	var d struct {
 		WDL   *int `json:"wdl"`
@@ -275,10 +182,10 @@ func TestDefaultTables(t *testing.T) {
 	if _, err := os.ReadFile(filepath.Join(mnt, "wdl/8/8/8/5k2/8/8/1Q6/K7_z")); !errors.Is(err, syscall.ENOENT) {
 		t.Fatalf("bad side to move: %v", err)
 	}
-	p.cmd.Process.Signal(syscall.SIGINT)
-	p.wait(t)
-	if !strings.Contains(p.stderr.String(), "side to move") {
-		t.Errorf("--debug log lacks the reason:\n%s", p.stderr)
+	p.Cmd.Process.Signal(syscall.SIGINT)
+	p.Wait(t)
+	if !strings.Contains(p.Stderr.String(), "side to move") {
+		t.Errorf("--debug log lacks the reason:\n%s", p.Stderr)
 	}
 }
 
@@ -290,7 +197,7 @@ func TestS3(t *testing.T) {
 	mnt, p := startMount(t, srv.Env(), "--tables", url)
 	b, err := os.ReadFile(filepath.Join(mnt, "chess", seedFEN+".json"))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, p.stderr)
+		t.Fatalf("%v\n%s", err, p.Stderr)
 	}
 	var d map[string]any
 	if err := json.Unmarshal(b, &d); err != nil || d["wdl"] != float64(2) || d["dtm"] != float64(19) {
@@ -326,9 +233,9 @@ func TestS3(t *testing.T) {
 		s.Counters.Transport[0].Opens+s.Counters.Transport[0].Requests == 0 || s.Counters.Transport[0].Bytes == 0 {
 		t.Fatalf(".stats: %s (%v)", stats, err)
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.stderr)
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.Stderr)
 	}
 }
 
@@ -377,17 +284,17 @@ func TestCacheDir(t *testing.T) {
 	if n, disk := requests(mnt); n == 0 || disk == 0 {
 		t.Fatalf("first mount: %d requests, %d bytes on disk", n, disk)
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.stderr)
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.Stderr)
 	}
 	mnt, p = startMount(t, srv.Env(), args...)
 	read(mnt)
 	if n, _ := requests(mnt); n != 0 {
 		t.Errorf("second mount made %d transport requests for reads the disk cache holds", n)
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	p.wait(t)
+	p.Cmd.Process.Signal(syscall.SIGTERM)
+	p.Wait(t)
 }
 
 // TestGeisterFlag: --geister adds geister/; the expected value is the
@@ -396,15 +303,15 @@ func TestGeisterFlag(t *testing.T) {
 	mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"), "--geister", testenv.Testdata(t, "geister"))
 	b, err := os.ReadFile(filepath.Join(mnt, "geister", "...r../....../..B.../.R..../....../b......json"))
 	if err != nil {
-		t.Fatalf("%v\n%s", err, p.stderr)
+		t.Fatalf("%v\n%s", err, p.Stderr)
 	}
 	var d struct{ Value *int }
 	if err := json.Unmarshal(b, &d); err != nil || d.Value == nil || *d.Value != 2 {
 		t.Fatalf("geister board: %s (%v), want value 2", b, err)
 	}
-	p.cmd.Process.Signal(syscall.SIGINT)
-	if code := p.wait(t); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.stderr)
+	p.Cmd.Process.Signal(syscall.SIGINT)
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.Stderr)
 	}
 }
 
@@ -420,6 +327,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"mount", "--nope", "x"}, 2, "unknown flag"},
 		{[]string{"mount", "--cache-size", "lots", "x"}, 2, "bad size"},
 		{[]string{"mount", "--tables", "gopher://x/y", t.TempDir()}, 1, "unknown scheme"},
+		{[]string{"mount", "--umask", "999", "x"}, 2, "octal"},
+		{[]string{"mount", "--log-level", "loud", "x"}, 2, "debug, info, warn or error"},
 		{[]string{"unmount"}, 2, "one MOUNTPOINT"},
 		{[]string{"unmount", t.TempDir()}, 1, "unmount"},
 		{[]string{"help"}, 0, "usage"},

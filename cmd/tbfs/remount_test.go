@@ -10,8 +10,10 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/stack"
 )
 
 // remountDelay is what the latency-adding server adds to each request.
@@ -27,19 +29,27 @@ type remountPass struct {
 func (p remountPass) median() float64 { return p.trips[len(p.trips)/2] }
 func (p remountPass) p90() float64    { return p.trips[len(p.trips)*9/10] }
 
-// mountProbe opens rawURL as tbfs mount does (memory cache, disk cache when
+// mountProbe opens rawURL as tbfs mount does (internal/tables: memory cache, disk cache when
 // cfg has one, listing cache, retry, limit, metrics), probes pos, and
 // returns the wall time and the transport counters.
 func mountProbe(tb testing.TB, rawURL string, cfg mountConfig, pos *chess.Position) (time.Duration, int64, int64) {
 	tb.Helper()
 	ctx := context.Background()
 	start := time.Now()
-	ts, err := openTable(ctx, rawURL, cfg)
+	opener, err := tables.NewOpener(ctx, tables.Options{Stack: stack.Options{
+		CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL,
+		Disk: stack.DiskOptions{Dir: cfg.cacheDir, Budget: cfg.cacheDirSize},
+	}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer ts.top.Close()
-	t, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, ts.top)
+	defer opener.Close()
+	set, err := opener.Open(ctx, []string{rawURL})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer set.Close()
+	t, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize}, set.Sources()...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -48,7 +58,7 @@ func mountProbe(tb testing.TB, rawURL string, cfg mountConfig, pos *chess.Positi
 		tb.Errorf("%s: %v", pos.FEN(), err)
 	}
 	wall := time.Since(start)
-	st := ts.counters.Stats()
+	st := set.Stats()
 	return wall, st.Opens + st.Requests + st.Lists, st.Bytes
 }
 

@@ -35,10 +35,10 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 	}
 	seen := map[key]bool{}
 	var out []tableEntry
-	for i, s := range ts.stacks {
-		entries, err := source.List(ctx, s, "")
+	for _, loc := range ts.set {
+		entries, err := source.List(ctx, loc, "")
 		if err != nil {
-			return nil, fmt.Errorf("listing tables %s: %w", ts.names[i], err)
+			return nil, fmt.Errorf("listing tables %s: %w", loc.URL, err)
 		}
 		// A table is read from its kind's folder first, then the root.
 		sort.SliceStable(entries, func(a, b int) bool {
@@ -57,7 +57,7 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 				continue
 			}
 			seen[key{k, mat}] = true
-			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: ts.names[i]})
+			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: loc.URL})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool {
@@ -127,7 +127,7 @@ With --plugins, lists the transport plugins found instead.`,
 // runLs lists the tables (or plugins) and returns the exit status.
 func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.Writer) int {
 	if plugins {
-		return listPlugins(ctx, tf.pluginDir, stdout, stderr)
+		return listPlugins(ctx, tf.pluginDir, tf.pluginChecksums, stdout, stderr)
 	}
 	ts, err := tf.open(ctx)
 	if err != nil {
@@ -160,13 +160,13 @@ func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.
 }
 
 // listPlugins prints what the plugin host found.
-func listPlugins(ctx context.Context, dir string, stdout, stderr io.Writer) int {
+func listPlugins(ctx context.Context, dir string, pins host.Checksums, stdout, stderr io.Writer) int {
 	dirs := host.Dirs(dir)
 	if len(dirs) == 0 {
 		fmt.Fprintf(stdout, "no plugin directory: give --plugin-dir or set $%s\n", host.EnvDir)
 		return 0
 	}
-	h, err := host.Load(ctx, dir, host.Options{})
+	h, err := host.Load(ctx, dir, host.Options{Checksums: pins})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe ls: %v\n", err)
 		return 1

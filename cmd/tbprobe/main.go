@@ -9,6 +9,7 @@
 //	serve    an HTTP API compatible with the lichess tablebase server
 //	mate     prove or refute a forced mate (retro.ProveMate)
 //	geister  probe Geister perfect-information tables
+//	battery  referee a UCI chess engine against arbiter-computed rows
 //
 // with version, completion (bash, zsh, fish) and man DIR beside them. Each
 // command is built in its own file by a newXCmd function; main.go adds it
@@ -49,7 +50,7 @@ func newRootCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetContext(ctx)
-	root.AddCommand(newBenchCmd(), newLsCmd(), newInfoCmd(), newVerifyCmd(), newServeCmd(), newMateCmd(), newGeisterCmd())
+	root.AddCommand(newBenchCmd(), newLsCmd(), newInfoCmd(), newVerifyCmd(), newServeCmd(), newMateCmd(), newGeisterCmd(), newBatteryCmd())
 	cli.Setup(root)
 	return root
 }

@@ -11,15 +11,14 @@ import (
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/lz4store"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
-	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/limit"
 	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/stack"
-	"github.com/tbfs/tbfs/testdata"
 )
 
 // fixtureName is how the embedded tables are named in listings and errors.
@@ -28,11 +27,12 @@ const fixtureName = "embedded:testdata/chesstb"
 // tableFlags are the flags every chess subcommand shares: where the tables
 // are and how much memory may cache them.
 type tableFlags struct {
-	tables      []string
-	cacheSize   cli.Size
-	pluginDir   string
-	maxRequests int
-	metadataTTL time.Duration
+	tables          []string
+	cacheSize       cli.Size
+	pluginDir       string
+	pluginChecksums host.Checksums
+	maxRequests     int
+	metadataTTL     time.Duration
 	// manifests is a directory of block integrity manifests, "" for
 	// beside the tables; noManifests ignores them (verify --manifest).
 	manifests   string
@@ -49,6 +49,7 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	tf.cacheSize = cli.Size(chesstb.DefaultBlockCacheBytes)
 	fs.Var(&tf.cacheSize, "cache-size", "`SIZE` of memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1.5G; binary units)")
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
+	fs.Var(&tf.pluginChecksums, "plugin-sha256", "`NAME=HEX`: run plugin NAME only if its binary has this SHA-256 (repeatable; when given, unpinned plugins do not run)")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location answers which tables exist")
 	fs.StringVar(&tf.manifests, "manifests", "", "`DIR` of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
@@ -57,19 +58,18 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&tf.decodedSize, "decoded-cache-size", "`SIZE` of disk for --decoded-cache (e.g. 512MiB, 4GiB; binary units)")
 }
 
-// tableSet is an opened tablebase with the sources under it, kept so their
-// counters can be read and everything closed in order.
+// tableSet is an opened tablebase with the locations under it, kept so
+// their counters can be read and everything closed in order.
 type tableSet struct {
 	tb     *chesstb.Tablebase
-	stacks []*stack.Stack
-	names  []string // each source's URL, for listings
-	host   *host.Host
+	set    tables.Set
+	opener *tables.Opener
 	// closers are further sources to close after the tablebase.
 	closers []source.Source
 }
 
-// openTables opens every --tables location (or the built-in fixtures) as a
-// stack and a tablebase over them. A failure names the URL.
+// open opens every --tables location (or the built-in fixtures) through
+// the shared opener (package internal/tables) and a tablebase over them.
 func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	ts := &tableSet{}
 	ok := false
@@ -78,40 +78,22 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 			ts.Close()
 		}
 	}()
-	if len(host.Dirs(tf.pluginDir)) > 0 {
-		h, err := host.Load(ctx, tf.pluginDir, host.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("plugins: %w", err)
-		}
-		h.Register()
-		ts.host = h
+	var err error
+	ts.opener, err = tables.NewOpener(ctx, tables.Options{
+		Stack:           stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: tf.metadataTTL},
+		PluginDir:       tf.pluginDir,
+		PluginChecksums: tf.pluginChecksums,
+	})
+	if err != nil {
+		return nil, err
 	}
-	if tf.maxRequests < 0 {
-		return nil, fmt.Errorf("--max-requests %d: want a positive number", tf.maxRequests)
-	}
-	opts := stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: tf.metadataTTL}
 	if len(tf.tables) == 0 {
-		for _, dir := range testdata.ChessTBRoots {
-			sub, err := testdata.ChessTBRoot(dir)
-			if err != nil {
-				return nil, err
-			}
-			name := "embedded:testdata/" + dir
-			ts.stacks = append(ts.stacks, stack.Wrap(fssource.New(sub, name), false, opts))
-			ts.names = append(ts.names, name)
-		}
+		ts.set, err = ts.opener.Embedded()
+	} else {
+		ts.set, err = ts.opener.Open(ctx, tf.tables)
 	}
-	for _, u := range tf.tables {
-		s, err := stack.Open(ctx, u, opts)
-		if err != nil {
-			return nil, fmt.Errorf("tables %s: %w", u, err)
-		}
-		ts.stacks = append(ts.stacks, s)
-		ts.names = append(ts.names, u)
-	}
-	srcs := make([]source.Source, len(ts.stacks))
-	for i, s := range ts.stacks {
-		srcs[i] = s
+	if err != nil {
+		return nil, err
 	}
 	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests}
 	if tf.manifests != "" && !tf.noManifests {
@@ -129,7 +111,7 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 		}
 		topts.DecodedBlocks = st
 	}
-	tb, err := chesstb.Open(topts, srcs...)
+	tb, err := chesstb.Open(topts, ts.set.Sources()...)
 	if err != nil {
 		return nil, err
 	}
@@ -138,24 +120,8 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	return ts, nil
 }
 
-// Stats sums the counters of every source.
-func (ts *tableSet) Stats() metrics.Stats {
-	var sum metrics.Stats
-	for _, s := range ts.stacks {
-		st := s.Stats()
-		sum.Opens += st.Opens
-		sum.Requests += st.Requests
-		sum.Bytes += st.Bytes
-		sum.Lists += st.Lists
-		sum.Errors += st.Errors
-		sum.Hits += st.Hits
-		sum.Misses += st.Misses
-		sum.Joins += st.Joins
-		sum.Evictions += st.Evictions
-		sum.Retries += st.Retries
-	}
-	return sum
-}
+// Stats sums the counters of every location.
+func (ts *tableSet) Stats() metrics.Stats { return ts.set.Stats() }
 
 // Close closes the tablebase, then its sources, then the plugins.
 func (ts *tableSet) Close() error {
@@ -163,14 +129,12 @@ func (ts *tableSet) Close() error {
 	if ts.tb != nil {
 		errs = append(errs, ts.tb.Close())
 	}
-	for _, s := range ts.stacks {
-		errs = append(errs, s.Close())
-	}
+	errs = append(errs, ts.set.Close())
 	for _, s := range ts.closers {
 		errs = append(errs, s.Close())
 	}
-	if ts.host != nil {
-		errs = append(errs, ts.host.Close())
+	if ts.opener != nil {
+		errs = append(errs, ts.opener.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
 	"golang.org/x/term"
 )
@@ -157,18 +158,18 @@ type recountResult struct{ checked, mismatches, failed int }
 // the .info file; it prints one MISMATCH line per differing total.
 func recountInfo(ctx context.Context, ts *tableSet, e tableEntry, stdout io.Writer) recountResult {
 	var res recountResult
-	src := -1
-	for i, n := range ts.names {
-		if n == e.src {
-			src = i
+	var src *tables.Location
+	for _, loc := range ts.set {
+		if loc.URL == e.src {
+			src = loc
 			break
 		}
 	}
-	if src < 0 {
+	if src == nil {
 		return res
 	}
 	name := infoName(e.material)
-	obj, err := ts.stacks[src].Open(ctx, name)
+	obj, err := src.Open(ctx, name)
 	if errors.Is(err, source.ErrNotFound) {
 		return res // this folder ships no .info files
 	}

@@ -212,6 +212,16 @@ func TestLsPlugins(t *testing.T) {
 	if res.code == 0 || !strings.Contains(res.stderr, "absent") {
 		t.Errorf("missing dir: exit %d, %q %q", res.code, res.stdout, res.stderr)
 	}
+	// --plugin-sha256 wants NAME and 64 hex digits.
+	res = runBin(t, "", []string{"TBFS_PLUGIN_DIR="}, "ls", "--plugins", "--plugin-dir", dir, "--plugin-sha256", "ftp=abcd")
+	if res.code != 2 || !strings.Contains(res.stderr, "64 hex digits") {
+		t.Errorf("bad --plugin-sha256: exit %d, %q %q", res.code, res.stdout, res.stderr)
+	}
+	// A URL of a scheme no transport serves names the plugin to install.
+	res = runBin(t, "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1\n", []string{"TBFS_PLUGIN_DIR="}, "--tables", "ftp://127.0.0.1:1/")
+	if res.code == 0 || !strings.Contains(res.stderr, "tbfs-source-ftp") || !strings.Contains(res.stderr, "--plugin-dir") {
+		t.Errorf("ftp:// without the plugin: exit %d, %q", res.code, res.stderr)
+	}
 }
 
 // TestVerifyInfoTotals: on the generator's full output, which ships its

@@ -141,7 +141,21 @@ func Load(ctx context.Context, flagDir string, opts Options) (*Host, error) {
 // Discover adds the plugins in dir: every regular, executable file named
 // tbfs-source-<name>. A name already found in an earlier directory is
 // skipped. Each plugin runs once, to say which schemes it serves.
+//
+// As Vault does, a plugin directory that is a symbolic link, and a binary
+// that users other than its owner may write, are refused unless pinned:
+// either could let someone else swap the code the host runs. A plugin whose
+// name has a checksum in Options.Checksums is pinned (its binary must match
+// it byte for byte anyway), and a symlinked directory is searched only when
+// every plugin run from it is pinned.
 func (h *Host) Discover(ctx context.Context, dir string) error {
+	lfi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("plugin directory: %w", err)
+	}
+	if lfi.Mode()&os.ModeSymlink != 0 && len(h.opts.Checksums) == 0 {
+		return fmt.Errorf("plugin directory %s is a symbolic link: refused, as whoever controls the link chooses the code run (name the real directory, or pin each plugin with --plugin-sha256 NAME=HEX)", dir)
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("plugin directory: %w", err)
@@ -161,6 +175,9 @@ func (h *Host) Discover(ctx context.Context, dir string) error {
 			continue
 		case fi.Mode().Perm()&0o111 == 0:
 			info.Err = fmt.Errorf("plugin %s: %s is not executable", name, path)
+		case fi.Mode().Perm()&0o022 != 0 && h.opts.Checksums[name] == nil:
+			info.Err = fmt.Errorf("plugin %s: %s is writable by its group or by everyone (mode %04o): refused, as another user could replace the code run (chmod go-w it, or pin it with --plugin-sha256 %s=HEX)",
+				name, path, fi.Mode().Perm(), name)
 		}
 		if h.known(name) {
 			h.opts.Logger.Debug("plugin shadowed by an earlier directory", "plugin", name, "path", path)
@@ -331,9 +348,9 @@ func (h *Host) Close() error {
 	return nil
 }
 
-// Checksums maps plugin names to SHA-256 digests. It is a flag.Value, so a
-// front end can take repeated --plugin-sha256 name=hex flags with
-// flag.Var(&opts.Checksums, "plugin-sha256", "…").
+// Checksums maps plugin names to SHA-256 digests. It is a flag.Value and a
+// pflag.Value, so a front end can take repeated --plugin-sha256 name=hex
+// flags with fs.Var(&opts.Checksums, "plugin-sha256", "…").
 type Checksums map[string][]byte
 
 // String lists the checksums as name=hex, sorted by name.
@@ -348,6 +365,9 @@ func (c Checksums) String() string {
 	}
 	return strings.Join(names, ",")
 }
+
+// Type names the value's form in a pflag (cobra) usage line.
+func (c *Checksums) Type() string { return "NAME=HEX" }
 
 // Set adds one name=hex checksum; the map is made on first use.
 func (c *Checksums) Set(s string) error {

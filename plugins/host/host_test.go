@@ -594,3 +594,80 @@ func TestCloseHungPlugin(t *testing.T) {
 		t.Errorf("plugin process %d still exists after Close (kill 0: %v)", pid, err)
 	}
 }
+
+// TestUnsafePlugins: as Vault does, a plugin binary that its group or
+// everyone may write, and a plugin directory that is a symbolic link, are
+// refused unless pinned by a checksum; the arbiter is the file's mode bits
+// (os.Chmod) and crypto/sha256 of its content.
+func TestUnsafePlugins(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(bins(t), "tbfs-source-faulty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	pinned := host.Checksums{"faulty": sum[:]}
+	withMode := func(t *testing.T, mode os.FileMode) string {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "tbfs-source-faulty")
+		if err := os.WriteFile(p, b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		// Chmod, unlike WriteFile, is not narrowed by the umask.
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	cases := []struct {
+		what      string
+		mode      os.FileMode
+		checksums host.Checksums
+		refusal   string // "" when the plugin must be usable
+	}{
+		{"owner-only", 0o700, nil, ""},
+		{"read and run by all", 0o755, nil, ""},
+		{"group-writable", 0o775, nil, "writable by its group or by everyone"},
+		{"world-writable", 0o757, nil, "writable by its group or by everyone"},
+		{"world-writable but pinned", 0o777, pinned, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			dir := withMode(t, c.mode)
+			h := host.New(host.Options{Checksums: c.checksums})
+			defer h.Close()
+			if err := h.Discover(context.Background(), dir); err != nil {
+				t.Fatal(err)
+			}
+			info := h.Infos()[0]
+			switch {
+			case c.refusal == "" && info.Err != nil:
+				t.Errorf("plugin refused: %v", info.Err)
+			case c.refusal != "" && (info.Err == nil || !strings.Contains(info.Err.Error(), c.refusal)):
+				t.Errorf("err = %v, want a refusal mentioning %q", info.Err, c.refusal)
+			}
+		})
+	}
+	t.Run("symlinked directory", func(t *testing.T) {
+		link := filepath.Join(t.TempDir(), "plugins")
+		if err := os.Symlink(withMode(t, 0o755), link); err != nil {
+			t.Fatal(err)
+		}
+		h := host.New(host.Options{})
+		defer h.Close()
+		err := h.Discover(context.Background(), link)
+		if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("Discover(symlink) = %v, want a refusal naming the symbolic link", err)
+		}
+		if len(h.Infos()) != 0 {
+			t.Errorf("plugins found through a refused directory: %+v", h.Infos())
+		}
+		hp := host.New(host.Options{Checksums: pinned})
+		defer hp.Close()
+		if err := hp.Discover(context.Background(), link); err != nil {
+			t.Fatalf("Discover(symlink) with every plugin pinned: %v", err)
+		}
+		if infos := hp.Infos(); len(infos) != 1 || infos[0].Err != nil {
+			t.Errorf("pinned plugin through a symlinked directory: %+v", infos)
+		}
+	})
+}

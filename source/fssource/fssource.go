@@ -103,7 +103,7 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 		if err != nil {
 			return err
 		}
-		out = append(out, source.Entry{Name: path.Clean(p), Size: fi.Size()})
+		out = append(out, source.Entry{Name: path.Clean(p), Size: fi.Size(), Mode: fi.Mode().Perm()})
 		return nil
 	})
 	if err != nil {

@@ -201,7 +201,7 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 		if err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
-		out = append(out, source.Entry{Name: p, Size: fi.Size()})
+		out = append(out, source.Entry{Name: p, Size: fi.Size(), Mode: fi.Mode().Perm()})
 		return nil
 	})
 	if err != nil {

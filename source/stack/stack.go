@@ -1,7 +1,7 @@
 // Package stack opens a source by URL with the wrappers a front end wants
 // around it, in the one order that makes their counters meaningful:
 //
-//	cache → listcache → retry → limit → metrics → transport
+//	cache → [diskcache] → listcache → retry → limit → metrics → transport
 //
 // The metrics wrapper sits right above the transport, so Stats().Requests
 // is the number of requests the transport really made (retries included);
@@ -10,7 +10,10 @@
 // retries; the limit bounds the requests in flight per attempt, so a retry's
 // backoff holds no slot; the listing cache answers lookups of missing objects
 // from one listing (or a remembered miss) above the retries; the cache is
-// outermost, so hits cost no request at all. Local sources (file URLs and
+// outermost, so hits cost no request at all; the optional disk cache
+// (Options.Disk) sits under it, so a memory miss that the disk holds costs
+// no request either, and within the metadata TTL neither does an open the
+// disk remembers. Local sources (file URLs and
 // plain paths) are memory-mapped already and get neither cache.
 //
 // It imports source/all, so every built-in transport is registered.
@@ -18,11 +21,13 @@ package stack
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every built-in transport
 	"github.com/tbfs/tbfs/source/cache"
+	"github.com/tbfs/tbfs/source/diskcache"
 	"github.com/tbfs/tbfs/source/limit"
 	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
@@ -47,6 +52,18 @@ type Options struct {
 	// MetadataTTL is how long a listing of a remote source, and a miss,
 	// answer whether an object exists. Zero means listcache.DefaultTTL.
 	MetadataTTL time.Duration
+	// Disk, when its Dir is set, keeps the blocks fetched from a remote
+	// source on disk, across runs. Local sources never get it.
+	Disk DiskOptions
+}
+
+// DiskOptions configure the disk cache of a remote source.
+type DiskOptions struct {
+	// Dir holds the cache files of every source (they are told apart by
+	// their URL); "" means no disk cache.
+	Dir string
+	// Budget bounds the bytes Dir may hold; it must be positive.
+	Budget int64
 }
 
 // Stack is an opened source with its wrappers. It is itself a source and a
@@ -55,6 +72,7 @@ type Stack struct {
 	top      source.Source
 	counters *metrics.Counters
 	cache    *cache.Source
+	disk     *diskcache.Source
 }
 
 var (
@@ -73,12 +91,26 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Wrap(raw, u.Scheme != "file", opts), nil
+	st, err := build(raw, u.Scheme != "file", source.Redact(u), opts)
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // Wrap builds the stack over a source opened some other way; remote says
 // whether it gets the cache.
+// It ignores opts.Disk, which needs the source's URL: use Open for a disk
+// cache.
 func Wrap(raw source.Source, remote bool, opts Options) *Stack {
+	opts.Disk = DiskOptions{}
+	st, _ := build(raw, remote, "", opts) // only the disk cache can fail
+	return st
+}
+
+// build wraps raw; location names it in the disk cache.
+func build(raw source.Source, remote bool, location string, opts Options) (*Stack, error) {
 	c := new(metrics.Counters)
 	p := opts.Retry
 	p.Counters = c
@@ -87,12 +119,30 @@ func Wrap(raw source.Source, remote bool, opts Options) *Stack {
 	if remote {
 		top = listcache.Wrap(top, listcache.Options{TTL: opts.MetadataTTL})
 	}
+	if remote && opts.Disk.Dir != "" {
+		ttl := opts.MetadataTTL
+		if ttl == 0 {
+			ttl = listcache.DefaultTTL
+		}
+		// The disk stores whole blocks of the memory cache above it.
+		bs := opts.BlockSize
+		if bs == 0 {
+			bs = cache.DefaultBlockSize
+		}
+		d, err := diskcache.Wrap(top, diskcache.Options{
+			Dir: opts.Disk.Dir, Budget: opts.Disk.Budget, BlockSize: bs, Location: location, MetadataTTL: ttl,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("disk cache %s: %w", opts.Disk.Dir, err)
+		}
+		st.disk, top = d, d
+	}
 	if (remote || opts.CacheLocal) && opts.CacheBytes >= 0 {
 		st.cache = cache.Wrap(top, cache.Options{Budget: opts.CacheBytes, BlockSize: opts.BlockSize, Counters: c})
 		top = st.cache
 	}
 	st.top = top
-	return st
+	return st, nil
 }
 
 // Stats returns a snapshot of every counter in the stack.
@@ -104,6 +154,15 @@ func (s *Stack) CachedBytes() int64 {
 		return 0
 	}
 	return s.cache.Used()
+}
+
+// DiskCachedBytes is the number of bytes the disk cache holds now (0
+// without one).
+func (s *Stack) DiskCachedBytes() int64 {
+	if s.disk == nil {
+		return 0
+	}
+	return s.disk.Used()
 }
 
 // Open opens the named object through the stack.

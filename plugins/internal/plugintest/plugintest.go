@@ -74,6 +74,11 @@ func compile(t testing.TB, pkgDir, out string) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkgDir, err, b)
 	}
+	// The host refuses group- or world-writable plugins; a permissive
+	// umask must not make every test binary one.
+	if err := os.Chmod(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Load builds the plugin main package at pkgDir as dir/tbfs-source-<name>

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
+	"github.com/tbfs/tbfs/source/diskcache"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
 )

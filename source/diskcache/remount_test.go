@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/diskcache"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/sourcetest"

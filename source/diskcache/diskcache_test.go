@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tbfs/tbfs/cmd/tbfs/internal/diskcache"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/diskcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/sourcetest"

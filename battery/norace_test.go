@@ -1,0 +1,5 @@
+//go:build !race
+
+package battery_test
+
+const raceEnabled = false
