@@ -230,11 +230,7 @@ func (s *Store) Store(key string, data []byte) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e, ok := s.files[name]; ok {
-		s.lru.Remove(e.elem)
-		delete(s.files, name)
-		s.used -= e.size
-	}
+	s.forgetLocked(name)
 	s.evictLocked(int64(len(buf)))
 	s.addLocked(name, int64(len(buf)))
 	return nil
@@ -244,12 +240,17 @@ func (s *Store) Store(key string, data []byte) error {
 func (s *Store) remove(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetLocked(name)
+	os.Remove(filepath.Join(s.dir, name))
+}
+
+// forgetLocked drops a file from the index (not from the disk).
+func (s *Store) forgetLocked(name string) {
 	if e, ok := s.files[name]; ok {
 		s.lru.Remove(e.elem)
 		delete(s.files, name)
 		s.used -= e.size
 	}
-	os.Remove(filepath.Join(s.dir, name))
 }
 
 func (s *Store) addLocked(name string, size int64) {
