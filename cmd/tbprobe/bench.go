@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/dataset"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source/metrics"
@@ -304,45 +305,16 @@ func randomPositions(ctx context.Context, ts *tableSet, n int, seed uint64) ([]s
 	if len(mats) == 0 {
 		return nil, errors.New("no WDL tables to draw materials from")
 	}
-	letters := map[byte]chess.PieceType{'K': chess.King, 'Q': chess.Queen, 'R': chess.Rook, 'B': chess.Bishop, 'N': chess.Knight, 'P': chess.Pawn}
 	rng := rand.New(rand.NewPCG(seed, 0x7462_7072_6f62_6521))
 	out := make([]string, 0, n)
 	for len(out) < n {
-		mat := mats[rng.IntN(len(mats))]
-		flip := rng.IntN(2) == 1
-		var board [64]chess.Piece
-		side := -1
-		ok := true
-		for i := 0; i < len(mat) && ok; i++ {
-			if mat[i] == 'K' {
-				side++
-			}
-			c := chess.Color(side)
-			if flip {
-				c = 1 - c
-			}
-			pt := letters[mat[i]]
-			for tries := 0; ; tries++ {
-				if tries == 1000 {
-					ok = false
-					break
-				}
-				sq := rng.IntN(64)
-				if board[sq] != chess.NoPiece || (pt == chess.Pawn && (sq < 8 || sq >= 56)) {
-					continue
-				}
-				board[sq] = chess.MakePiece(c, pt)
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		pos, err := chess.FromBoard(board, chess.Color(rng.IntN(2)), 0, chess.NoSquare, rng.IntN(100), 1)
+		pos, ok, err := dataset.RandomPosition(rng, mats[rng.IntN(len(mats))], 0, 99)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		out = append(out, pos.FEN())
+		if ok {
+			out = append(out, pos.FEN())
+		}
 	}
 	return out, nil
 }

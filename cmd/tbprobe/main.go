@@ -50,7 +50,7 @@ func newRootCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetContext(ctx)
-	root.AddCommand(newBenchCmd(), newLsCmd(), newInfoCmd(), newVerifyCmd(), newServeCmd(), newMateCmd(), newGeisterCmd(), newBatteryCmd())
+	root.AddCommand(newBenchCmd(), newLsCmd(), newInfoCmd(), newVerifyCmd(), newServeCmd(), newMateCmd(), newGeisterCmd(), newBatteryCmd(), newDatasetCmd())
 	cli.Setup(root)
 	return root
 }
