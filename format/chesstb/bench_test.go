@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/lz4store"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
@@ -168,6 +169,50 @@ func BenchmarkProbeCold(b *testing.B) {
 				reportRates(b, cpu0)
 			})
 		}
+	}
+}
+
+// BenchmarkProbeColdDecodedTier is BenchmarkProbeCold's 4 GiB case with a
+// decoded-block store on disk filled beforehand (untimed): each pass is a
+// fresh Tablebase whose distance and pack blocks come from the store's LZ4
+// files instead of LZMA, as after a restart. Compare its probes per CPU
+// second with BenchmarkProbeCold's.
+func BenchmarkProbeColdDecodedTier(b *testing.B) {
+	dir := testenv.Shared(b, "chesstb", "shipped")
+	positions := randomPositions(b, shippedMaterials(b, dir), 10000, 1)
+	for _, m := range benchMetrics {
+		b.Run(m.name+"/4GiB", func(b *testing.B) {
+			ctx := context.Background()
+			store, err := lz4store.Open(b.TempDir(), 4<<30)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fill := openDirs(b, Options{BlockCacheBytes: 4 << 30, DecodedBlocks: store}, dir)
+			for i := range positions {
+				if err := m.f(fill, ctx, &positions[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			fill.Close()
+			var tb *Tablebase
+			i := 0
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if i%len(positions) == 0 {
+					b.StopTimer()
+					if tb != nil {
+						tb.Close()
+					}
+					tb = openDirs(b, Options{BlockCacheBytes: 4 << 30, DecodedBlocks: store}, dir)
+					b.StartTimer()
+				}
+				if err := m.f(tb, ctx, &positions[i%len(positions)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			reportRates(b, cpu0)
+		})
 	}
 }
 

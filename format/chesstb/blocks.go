@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pierrec/lz4/v4"
+	"github.com/tbfs/tbfs/internal/lzma"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -32,6 +33,10 @@ type tableFile struct {
 	// (and its decoded blocks from the cache) once a read finds the
 	// object replaced, so the next probe opens the new version.
 	forget func()
+	// decoded is the second tier of decoded blocks, nil for none; keys
+	// names this table's blocks there.
+	decoded DecodedStore
+	keys    decodedKeys
 }
 
 // checkChanged forgets the file when err says its object was replaced
@@ -246,22 +251,25 @@ func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
 
 // lzmaPropsSize is the length of the LZMA properties each block carries at
 // its tail (one lc/lp/pb byte and a 32-bit dictionary size).
-const lzmaPropsSize = 5
+const lzmaPropsSize = lzma.PropsSize
 
 // lzmaBlock is a block decoded as far as probes have needed: the first
 // probe decodes up to its cell, a later probe of a cell further in resumes
-// from the saved coder state. Bytes below done never change. The buffer
-// grows with what is decoded (a copy into a larger one), so a block the
-// probes read only the start of holds, and costs the cache budget, only that
-// much; onGrow tells the cache.
+// from the saved coder state. Bytes below done never change. The first
+// buffer holds what the first probe needs (at least lzmaFirstBytes), so a
+// block the probes read only the start of holds, and costs the cache budget,
+// only that much; a probe that needs more gets the whole block's buffer at
+// once, so a block is copied at most once, a first buffer's worth, instead
+// of on every growth (that copying and the clearing of each larger buffer
+// were an eighth of a cold pass). onGrow tells the cache.
 type lzmaBlock struct {
 	size int
 	done atomic.Int64
 	view atomic.Pointer[[]byte] // holds at least the first done bytes
 	mu   sync.Mutex
-	buf  []byte       // the buffer view points at, under mu
-	dec  *lzmaDecoder // nil once the block is complete
-	err  error        // a decode failure, repeated to every later reader
+	buf  []byte        // the buffer view points at, under mu
+	dec  *lzma.Decoder // nil once the block is complete
+	err  error         // a decode failure, repeated to every later reader
 	// onGrow, when set, is called with the bytes the block's
 	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
@@ -271,11 +279,19 @@ type lzmaBlock struct {
 	evicted atomic.Bool
 }
 
+// decodedLZMABlock is a block whose bytes are all at hand.
+func decodedLZMABlock(data []byte) *lzmaBlock {
+	lb := &lzmaBlock{size: len(data), buf: data}
+	lb.done.Store(int64(len(data)))
+	lb.view.Store(&lb.buf)
+	return lb
+}
+
 // markEvicted records that the cache no longer holds the block.
 func (lb *lzmaBlock) markEvicted() { lb.evicted.Store(true) }
 
 // newLZMABlock prepares block of size bytes decoded by z.
-func newLZMABlock(z *lzmaDecoder, size int) *lzmaBlock {
+func newLZMABlock(z *lzma.Decoder, size int) *lzmaBlock {
 	lb := &lzmaBlock{size: size, dec: z}
 	lb.view.Store(&lb.buf)
 	return lb
@@ -288,14 +304,13 @@ func (lb *lzmaBlock) memSize() int64 {
 	defer lb.mu.Unlock()
 	n := int64(cap(lb.buf))
 	if lb.dec != nil {
-		n += lb.dec.memSize()
+		n += lb.dec.StateBytes()
 	}
 	return n
 }
 
-// lzmaMinGrowth is the least a block's buffer grows by, so a walk through
-// a block in small steps does not copy it over and over.
-const lzmaMinGrowth = 64 << 10
+// lzmaFirstBytes is the least a block's first buffer holds.
+const lzmaFirstBytes = 64 << 10
 
 // upTo returns the block with at least its first n bytes decoded; the
 // slice may be longer than what is decoded, and shorter than the block.
@@ -313,8 +328,11 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	if pos >= n {
 		return lb.buf, nil
 	}
-	if want := min(lb.size, n+lzmaMaxMatch); len(lb.buf) < want {
-		grown := min(lb.size, max(want, len(lb.buf)*5/4, len(lb.buf)+lzmaMinGrowth))
+	if want := min(lb.size, n+lzma.MaxMatch); len(lb.buf) < want {
+		grown := lb.size
+		if len(lb.buf) == 0 {
+			grown = min(lb.size, max(want, lzmaFirstBytes))
+		}
 		nb := make([]byte, grown)
 		copy(nb, lb.buf[:pos])
 		delta := int64(grown - len(lb.buf))
@@ -324,9 +342,9 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 			lb.onGrow(delta)
 		}
 	}
-	err := lb.dec.decodeTo(lb.buf, &pos, n, lb.size)
+	pos, err := lb.dec.Decode(lb.buf, n)
 	if err == nil && pos < n {
-		err = fmt.Errorf("%w: decoding stopped at byte %d short of %d", errLZMA, pos, n)
+		err = fmt.Errorf("decoding stopped at byte %d short of %d", pos, n)
 	}
 	if err != nil {
 		lb.err = corruptf("LZMA: %v", err)
@@ -336,7 +354,7 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	if pos == lb.size {
 		// The coder and the compressed bytes are no longer needed.
 		if lb.onGrow != nil {
-			lb.onGrow(-lb.dec.memSize())
+			lb.onGrow(-lb.dec.StateBytes())
 		}
 		lb.dec = nil
 	}
@@ -345,7 +363,7 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 
 // lzmaDecoder reads compressed block b of frame c and prepares its
 // decoder; the format keeps the LZMA properties after the stream.
-func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64) (*lzmaDecoder, error) {
+func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64, size int) (*lzma.Decoder, error) {
 	comp, err := t.readCompressed(ctx, c, b)
 	if err != nil {
 		return nil, err
@@ -353,7 +371,7 @@ func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64) (*lzmaDeco
 	if len(comp) < lzmaPropsSize {
 		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
 	}
-	z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+	z, err := lzma.NewDecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], size)
 	if err != nil {
 		return nil, corruptf("LZMA: %v", err)
 	}
@@ -370,11 +388,10 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		}
 	}
 	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
-		z, err := t.lzmaDecoder(ctx, c, b)
+		lb, err := t.openLZMABlock(ctx, c, b, int(t.hdr.frames[c].blockBytes(b)))
 		if err != nil {
 			return nil, 0, err
 		}
-		lb := newLZMABlock(z, int(t.hdr.frames[c].blockBytes(b)))
 		if _, err := lb.upTo(need); err != nil {
 			return nil, 0, err
 		}
@@ -400,13 +417,8 @@ func decodeLZMA(comp []byte, size uint64) ([]byte, error) {
 	if len(comp) < lzmaPropsSize {
 		return nil, corruptf("LZMA block of %d bytes has no properties", len(comp))
 	}
-	z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+	out, err := lzma.DecodeAll(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], int(size))
 	if err != nil {
-		return nil, corruptf("LZMA: %v", err)
-	}
-	out := make([]byte, size)
-	pos := 0
-	if err := z.decode(out, &pos, len(out)); err != nil {
 		return nil, corruptf("LZMA: %v", err)
 	}
 	return out, nil

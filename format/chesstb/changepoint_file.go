@@ -64,11 +64,11 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *pac
 			if err != nil {
 				return nil, 0, corruptf("%v", err)
 			}
-			z, err := t.lzmaDecoder(ctx, c, b)
+			lb, err := t.openLZMABlock(ctx, c, b, int(usize))
 			if err != nil {
 				return nil, 0, err
 			}
-			pb := &packBlock{lzmaBlock: newLZMABlock(z, int(usize)), part: pa}
+			pb := &packBlock{lzmaBlock: lb, part: pa}
 			pb.onGrow = func(delta int64) { t.cache.resize(key, pb, delta) }
 			// The budget counts the coder with its compressed bytes, then
 			// the payload buffer and the lookup index as they grow.

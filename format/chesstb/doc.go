@@ -31,10 +31,12 @@
 //  5. cellIndex maps the position to its cell (index.go: symmetry, king and
 //     pawn slices, binomial ranking, the header's per-colour permutation),
 //     and tableFile.readWDL / readRank fetch the cell through the block
-//     cache. Distance and pack blocks are decoded lazily (lzma.go,
+//     cache. Distance and pack blocks are decoded lazily (internal/lzma,
 //     lzmaBlock): only as far as the cell asked for, resumed by later
 //     probes, in a buffer that grows with what is decoded and is charged to
-//     the budget as it grows; pack lookups go through a
+//     the budget as it grows (with Options.DecodedBlocks, decoded.go, a
+//     block is first looked for in that store on disk, and one that is not
+//     there is decoded whole and stored); pack lookups go through a
 //     changepoint.Partial, whose index grows with them
 //     (changepoint_file.go). A probe keeps its last WDL blocks (blockMemo)
 //     and its rebuilds' child nodes (prober.nodes, one per depth) to itself.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	tblzma "github.com/tbfs/tbfs/internal/lzma"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/ulikunitz/xz/lzma"
 )
@@ -20,7 +22,7 @@ import (
 // over the block with a classic .lzma header built from its tail properties.
 func decodeWithLibrary(comp []byte, size uint64) ([]byte, error) {
 	if len(comp) < lzmaPropsSize {
-		return nil, errLZMA
+		return nil, errors.New("no LZMA properties")
 	}
 	props := comp[len(comp)-lzmaPropsSize:]
 	var hdr [13]byte
@@ -111,22 +113,21 @@ func TestLZMAAgainstLibrary(t *testing.T) {
 				t.Fatalf("%s: whole decode differs (err %v)", name, err)
 			}
 			// Resumed in uneven steps.
-			z, err := newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+			z, err := tblzma.NewDecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], int(size))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := make([]byte, size)
-			pos := 0
-			for step := 1; pos < len(out); step = step*3 + 7 {
-				if err := z.decode(out, &pos, pos+step); err != nil {
-					t.Fatalf("%s: resumed decode at %d: %v", name, pos, err)
+			for step := 1; z.Pos() < len(out); step = step*3 + 7 {
+				if _, err := z.Decode(out, z.Pos()+step); err != nil {
+					t.Fatalf("%s: resumed decode at %d: %v", name, z.Pos(), err)
 				}
 			}
 			if !bytes.Equal(out, want) {
 				t.Fatalf("%s: resumed decode differs", name)
 			}
 			// Through a block whose buffer grows with what is decoded.
-			z, err = newLZMADecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:])
+			z, err = tblzma.NewDecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], int(size))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -47,6 +47,10 @@ type Options struct {
 	MissingTTL time.Duration
 	// Now tells the time for MissingTTL; nil means time.Now.
 	Now func() time.Time
+	// DecodedBlocks, when set, keeps decoded distance and pack blocks
+	// beyond the block cache, so a later process need not decode them
+	// again (see DecodedStore).
+	DecodedBlocks DecodedStore
 }
 
 // DefaultMissingTTL is MissingTTL's default, listcache.DefaultTTL's twin.
@@ -282,5 +286,6 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 	if err != nil {
 		return nil, &FileError{File: name, Block: -1, Err: err}
 	}
-	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache}, nil
+	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache,
+		decoded: tb.opts.DecodedBlocks}, nil
 }

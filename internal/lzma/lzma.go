@@ -1,4 +1,14 @@
-package chesstb
+// Package lzma decodes raw LZMA streams (no .lzma or .xz header, no end
+// marker) whose whole output is the dictionary and whose decoded size is
+// known: the blocks of chesstb's distance tables and changepoint packs.
+//
+// Decoding is resumable: Decode stops once it has reached a target offset,
+// and a later call picks up from the saved coder state, so a reader can
+// decode a block only as far as the bytes it needs. The output is
+// byte-identical to github.com/ulikunitz/xz/lzma's reader (the package tests
+// and the chesstb sweep of every shipped block check that, and the fuzz
+// targets look for a difference).
+package lzma
 
 import (
 	"encoding/binary"
@@ -6,58 +16,57 @@ import (
 	"fmt"
 )
 
-// This file is a raw LZMA decoder specialised for the distance blocks: the
-// whole block is the dictionary (output never reaches further back than the
-// block start), the unpacked size is known, and decoding can stop at any
-// point and resume later from the saved coder state. That lets a probe decode
-// only as far into a 1 MiB block as the cell it wants, and a later probe of a
-// cell further in pick up where the last one stopped. The result is checked
-// against github.com/ulikunitz/xz/lzma (lzma_test.go) on every table block
-// and by fuzzing.
+// ErrMalformed marks a malformed LZMA stream: every decoding failure wraps it.
+var ErrMalformed = errors.New("malformed LZMA stream")
 
-// errLZMA marks a malformed LZMA stream.
-var errLZMA = errors.New("malformed LZMA stream")
+// PropsSize is the length of the LZMA properties: one lc/lp/pb byte and a
+// 32-bit dictionary size.
+const PropsSize = 5
+
+// MaxMatch is the longest match: decoding to a target may write up to this
+// many bytes past it.
+const MaxMatch = matchMinLen + lenLowSyms + lenMidSyms + lenHighSyms - 1
 
 const (
-	lzmaNumStates     = 12
-	lzmaPosStatesMax  = 16
-	lzmaLenLowSyms    = 8
-	lzmaLenMidSyms    = 8
-	lzmaLenHighSyms   = 256
-	lzmaEndPosModel   = 14
-	lzmaNumFullDist   = 128
-	lzmaNumAlignBits  = 4
-	lzmaNumLenToPos   = 4
-	lzmaProbInit      = 1024
-	lzmaMatchMinLen   = 2
-	lzmaTopValue      = 1 << 24
-	lzmaBitModelTotal = 1 << 11
-	lzmaMoveBits      = 5
+	numStates     = 12
+	posStatesMax  = 16
+	lenLowSyms    = 8
+	lenMidSyms    = 8
+	lenHighSyms   = 256
+	endPosModel   = 14
+	numFullDist   = 128
+	numAlignBits  = 4
+	numLenToPos   = 4
+	probInit      = 1024
+	matchMinLen   = 2
+	topValue      = 1 << 24
+	bitModelTotal = 1 << 11
+	moveBits      = 5
 )
 
-// lzmaLenDecoder decodes match lengths (0-based, add lzmaMatchMinLen).
-type lzmaLenDecoder struct {
+// lenDecoder decodes match lengths (0-based, add matchMinLen).
+type lenDecoder struct {
 	choice, choice2 uint16
-	low             [lzmaPosStatesMax][lzmaLenLowSyms]uint16
-	mid             [lzmaPosStatesMax][lzmaLenMidSyms]uint16
-	high            [lzmaLenHighSyms]uint16
+	low             [posStatesMax][lenLowSyms]uint16
+	mid             [posStatesMax][lenMidSyms]uint16
+	high            [lenHighSyms]uint16
 }
 
-func (l *lzmaLenDecoder) init() {
-	l.choice, l.choice2 = lzmaProbInit, lzmaProbInit
+func (l *lenDecoder) init() {
+	l.choice, l.choice2 = probInit, probInit
 	for i := range l.low {
 		for j := range l.low[i] {
-			l.low[i][j] = lzmaProbInit
-			l.mid[i][j] = lzmaProbInit
+			l.low[i][j] = probInit
+			l.mid[i][j] = probInit
 		}
 	}
 	for i := range l.high {
-		l.high[i] = lzmaProbInit
+		l.high[i] = probInit
 	}
 }
 
-// lzmaDecoder is the resumable decoder state of one block.
-type lzmaDecoder struct {
+// Decoder is the resumable decoder state of one block.
+type Decoder struct {
 	in  []byte
 	inp int
 	rng uint32
@@ -67,67 +76,128 @@ type lzmaDecoder struct {
 	state      uint32
 	rep        [4]uint32
 
-	isMatch    [lzmaNumStates << 4]uint16
-	isRep      [lzmaNumStates]uint16
-	isRepG0    [lzmaNumStates]uint16
-	isRepG1    [lzmaNumStates]uint16
-	isRepG2    [lzmaNumStates]uint16
-	isRep0Long [lzmaNumStates << 4]uint16
-	posSlot    [lzmaNumLenToPos][1 << 6]uint16
-	posDec     [1 + lzmaNumFullDist - lzmaEndPosModel]uint16
-	align      [1 << lzmaNumAlignBits]uint16
-	lenDec     lzmaLenDecoder
-	repLenDec  lzmaLenDecoder
+	isMatch    [numStates << 4]uint16
+	isRep      [numStates]uint16
+	isRepG0    [numStates]uint16
+	isRepG1    [numStates]uint16
+	isRepG2    [numStates]uint16
+	isRep0Long [numStates << 4]uint16
+	posSlot    [numLenToPos][1 << 6]uint16
+	posDec     [1 + numFullDist - endPosModel]uint16
+	align      [1 << numAlignBits]uint16
+	lenDec     lenDecoder
+	repLenDec  lenDecoder
 	literal    []uint16
+
+	size    int   // the decoded size
+	pos     int   // bytes decoded so far
+	pending int   // bytes of the last match not yet copied (out was full)
+	err     error // the failure that left the decoder unusable
 }
 
-// newLZMADecoder prepares to decode a block: stream is the raw LZMA data,
-// props the five property bytes the format stores after it.
-func newLZMADecoder(stream, props []byte) (*lzmaDecoder, error) {
-	if len(props) != lzmaPropsSize {
-		return nil, fmt.Errorf("%w: %d property bytes", errLZMA, len(props))
+// Size is the number of bytes the stream decodes to.
+func (z *Decoder) Size() int { return z.size }
+
+// Pos is the number of bytes decoded so far.
+func (z *Decoder) Pos() int { return z.pos }
+
+// Decode decodes into out[z.Pos():] until Pos reaches target (it may go up
+// to MaxMatch further), len(out) or Size, whichever comes first, and
+// returns the new Pos. out[:z.Pos()] must hold what earlier calls decoded:
+// it is the dictionary. out may be shorter than Size; a match cut short by
+// its end is finished by the next call. After a failure, which wraps
+// ErrMalformed, the decoder returns the same failure for good.
+func (z *Decoder) Decode(out []byte, target int) (int, error) {
+	if z.err != nil {
+		return z.pos, z.err
+	}
+	if len(out) < z.pos {
+		return z.pos, fmt.Errorf("lzma: output of %d bytes is shorter than the %d decoded", len(out), z.pos)
+	}
+	if z.pending > 0 {
+		d := int(z.rep[0]) + 1
+		end := min(z.pos+z.pending, len(out))
+		for p := z.pos; p < end; {
+			p += copy(out[p:end], out[p-d:p])
+		}
+		z.pending -= end - z.pos
+		z.pos = end
+	}
+	if z.pending == 0 {
+		z.err = z.decode(out, target)
+	}
+	return z.pos, z.err
+}
+
+// DecodeAll decodes the whole of stream, size bytes coded with props.
+func DecodeAll(stream, props []byte, size int) ([]byte, error) {
+	z, err := NewDecoder(stream, props, size)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, size)
+	n, err := z.Decode(out, size)
+	if err == nil && n < size {
+		err = fmt.Errorf("%w: decoding stopped at byte %d of %d", ErrMalformed, n, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NewDecoder prepares to decode size bytes from stream, raw LZMA data
+// coded with props (PropsSize bytes). The dictionary size in props is not
+// used: the whole output is the dictionary. The decoder keeps stream, which
+// must not change while it decodes.
+func NewDecoder(stream, props []byte, size int) (*Decoder, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("%w: negative size %d", ErrMalformed, size)
+	}
+	if len(props) != PropsSize {
+		return nil, fmt.Errorf("%w: %d property bytes", ErrMalformed, len(props))
 	}
 	d := props[0]
 	if d >= 9*5*5 {
-		return nil, fmt.Errorf("%w: properties byte %#x", errLZMA, d)
+		return nil, fmt.Errorf("%w: properties byte %#x", ErrMalformed, d)
 	}
-	z := &lzmaDecoder{in: stream}
+	z := &Decoder{in: stream, size: size}
 	z.lc, z.lp, z.pb = uint(d%9), uint(d/9%5), uint(d/45)
 	if z.lc+z.lp > 8 {
-		return nil, fmt.Errorf("%w: lc+lp = %d", errLZMA, z.lc+z.lp)
+		return nil, fmt.Errorf("%w: lc+lp = %d", ErrMalformed, z.lc+z.lp)
 	}
 	z.literal = make([]uint16, 0x300<<(z.lc+z.lp))
 	for i := range z.literal {
-		z.literal[i] = lzmaProbInit
+		z.literal[i] = probInit
 	}
 	for _, p := range [][]uint16{z.isMatch[:], z.isRep[:], z.isRepG0[:], z.isRepG1[:], z.isRepG2[:],
 		z.isRep0Long[:], z.posDec[:], z.align[:]} {
 		for i := range p {
-			p[i] = lzmaProbInit
+			p[i] = probInit
 		}
 	}
 	for i := range z.posSlot {
 		for j := range z.posSlot[i] {
-			z.posSlot[i][j] = lzmaProbInit
+			z.posSlot[i][j] = probInit
 		}
 	}
 	z.lenDec.init()
 	z.repLenDec.init()
 	if len(stream) < 5 || stream[0] != 0 {
-		return nil, fmt.Errorf("%w: bad range coder start", errLZMA)
+		return nil, fmt.Errorf("%w: bad range coder start", ErrMalformed)
 	}
 	z.cod = binary.BigEndian.Uint32(stream[1:5])
 	z.rng = 0xFFFFFFFF
 	z.inp = 5
 	if z.cod == z.rng {
-		return nil, fmt.Errorf("%w: bad range coder start", errLZMA)
+		return nil, fmt.Errorf("%w: bad range coder start", ErrMalformed)
 	}
 	return z, nil
 }
 
-// memSize is the bytes the decoder state holds with the compressed stream
-// it reads, for the cache budget.
-func (z *lzmaDecoder) memSize() int64 {
+// StateBytes is the memory the decoder holds, its probability tables with
+// the compressed stream it reads, for a cache that budgets memory.
+func (z *Decoder) StateBytes() int64 {
 	return 1024 + int64(2*len(z.literal)) + 28*1024 + int64(len(z.in))
 }
 
@@ -140,7 +210,7 @@ func (z *lzmaDecoder) memSize() int64 {
 
 // rcNorm shifts in one more input byte when the range has grown too small.
 func rcNorm(rng, cod uint32, in []byte, inp int) (uint32, uint32, int) {
-	if rng < lzmaTopValue {
+	if rng < topValue {
 		rng <<= 8
 		var b byte
 		if uint(inp) < uint(len(in)) {
@@ -165,7 +235,7 @@ func rcBitFlat(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
 	cod -= bound &^ m
 	// For a 0 bit v grows by (2048-v)>>5, for a 1 bit it shrinks by v>>5;
 	// with v-2017 ≤ 0 the arithmetic shift rounds the 0 case the same way.
-	*p = uint16(int32(v) - (int32(v)-int32(2017&m))>>lzmaMoveBits)
+	*p = uint16(int32(v) - (int32(v)-int32(2017&m))>>moveBits)
 	return rng, cod, 1 + m
 }
 
@@ -175,16 +245,16 @@ func rcBit(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
 	v := uint32(*p)
 	bound := (rng >> 11) * v
 	if cod < bound {
-		*p = uint16(v + (lzmaBitModelTotal-v)>>lzmaMoveBits)
+		*p = uint16(v + (bitModelTotal-v)>>moveBits)
 		return bound, cod, 0
 	}
-	*p = uint16(v - v>>lzmaMoveBits)
+	*p = uint16(v - v>>moveBits)
 	return rng - bound, cod - bound, 1
 }
 
 // decodeLen decodes a match length (0-based) with the coder passed in and
 // out by value.
-func (l *lzmaLenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int) (length, rng2, cod2 uint32, inp2 int) {
+func (l *lenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int) (length, rng2, cod2 uint32, inp2 int) {
 	var bit uint32
 	rng, cod, inp = rcNorm(rng, cod, in, inp)
 	rng, cod, bit = rcBit(&l.choice, rng, cod)
@@ -192,14 +262,14 @@ func (l *lzmaLenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int
 	var bits uint
 	switch {
 	case bit == 0:
-		probs, bits = l.low[posState&(lzmaPosStatesMax-1)][:], 3
+		probs, bits = l.low[posState&(posStatesMax-1)][:], 3
 	default:
 		rng, cod, inp = rcNorm(rng, cod, in, inp)
 		rng, cod, bit = rcBit(&l.choice2, rng, cod)
 		if bit == 0 {
-			probs, bits, length = l.mid[posState&(lzmaPosStatesMax-1)][:], 3, lzmaLenLowSyms
+			probs, bits, length = l.mid[posState&(posStatesMax-1)][:], 3, lenLowSyms
 		} else {
-			probs, bits, length = l.high[:], 8, lzmaLenLowSyms+lzmaLenMidSyms
+			probs, bits, length = l.high[:], 8, lenLowSyms+lenMidSyms
 		}
 	}
 	m := uint32(1)
@@ -212,30 +282,19 @@ func (l *lzmaLenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int
 	return length + m - 1<<bits, rng, cod, inp
 }
 
-// errLZMAEarly is the overrun failure: the stream ended before the block.
-var errLZMAEarly = fmt.Errorf("%w: stream ends early", errLZMA)
+// errEarly is the overrun failure: the stream ended before the block.
+var errEarly = fmt.Errorf("%w: stream ends early", ErrMalformed)
 
-// lzmaMaxMatch is the longest match: decoding to a target may write this
-// many bytes past it.
-const lzmaMaxMatch = lzmaMatchMinLen + lzmaLenLowSyms + lzmaLenMidSyms + lzmaLenHighSyms - 1
-
-// decode fills out[*pos:] until *pos reaches target (it may go a match
-// further) or the end of out, the end of the block. out[:*pos] must hold
-// what was decoded before. On failure the decoder is left unusable.
-func (z *lzmaDecoder) decode(out []byte, pos *int, target int) error {
-	return z.decodeTo(out, pos, target, len(out))
-}
-
-// decodeTo is decode into the first bytes of a block of size bytes: out may
-// be shorter than the block, and decoding stops at target or len(out),
-// whichever comes first. A target at least lzmaMaxMatch short of len(out)
-// (or of the block's end) is always reached.
-func (z *lzmaDecoder) decodeTo(out []byte, pos *int, target, size int) error {
-	p := *pos
+// decode is Decode with no match pending.
+func (z *Decoder) decode(out []byte, target int) error {
+	p := z.pos
+	size := z.size
 	target = min(target, len(out), size)
 	in, inp, rng, cod := z.in, z.inp, z.rng, z.cod
 	state := z.state
-	rep0, rep1, rep2, rep3 := z.rep[0], z.rep[1], z.rep[2], z.rep[3]
+	// rep1..rep3 stay in z.rep: they are rarely touched, and as locals
+	// they would crowd the coder out of registers.
+	rep0 := z.rep[0]
 	pbMask := uint32(1)<<z.pb - 1
 	lpMask := uint32(1)<<z.lp - 1
 	lc := z.lc
@@ -244,7 +303,7 @@ func (z *lzmaDecoder) decodeTo(out []byte, pos *int, target, size int) error {
 loop:
 	for p < target {
 		if inp > len(in) {
-			err = errLZMAEarly
+			err = errEarly
 			break
 		}
 		posState := uint32(p) & pbMask
@@ -260,7 +319,7 @@ loop:
 			sym := uint32(1)
 			if state >= 7 {
 				if int(rep0) >= p {
-					err = fmt.Errorf("%w: match before the block start", errLZMA)
+					err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 					break
 				}
 				match := uint32(out[p-int(rep0)-1])
@@ -297,7 +356,7 @@ loop:
 		rng, cod, bit = rcBit(&z.isRep[state], rng, cod)
 		if bit != 0 {
 			if p == 0 {
-				err = fmt.Errorf("%w: repeat match at the block start", errLZMA)
+				err = fmt.Errorf("%w: repeat match at the block start", ErrMalformed)
 				break
 			}
 			rng, cod, inp = rcNorm(rng, cod, in, inp)
@@ -312,7 +371,7 @@ loop:
 						state = 11
 					}
 					if int(rep0) >= p {
-						err = fmt.Errorf("%w: match before the block start", errLZMA)
+						err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 						break
 					}
 					out[p] = out[p-int(rep0)-1]
@@ -324,19 +383,19 @@ loop:
 				rng, cod, inp = rcNorm(rng, cod, in, inp)
 				rng, cod, bit = rcBit(&z.isRepG1[state], rng, cod)
 				if bit == 0 {
-					dist = rep1
+					dist = z.rep[1]
 				} else {
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
 					rng, cod, bit = rcBit(&z.isRepG2[state], rng, cod)
 					if bit == 0 {
-						dist = rep2
+						dist = z.rep[2]
 					} else {
-						dist = rep3
-						rep3 = rep2
+						dist = z.rep[3]
+						z.rep[3] = z.rep[2]
 					}
-					rep2 = rep1
+					z.rep[2] = z.rep[1]
 				}
-				rep1 = rep0
+				z.rep[1] = rep0
 				rep0 = dist
 			}
 			length, rng, cod, inp = z.repLenDec.decodeLen(posState, rng, cod, in, inp)
@@ -346,14 +405,14 @@ loop:
 				state = 11
 			}
 		} else {
-			rep3, rep2, rep1 = rep2, rep1, rep0
+			z.rep[3], z.rep[2], z.rep[1] = z.rep[2], z.rep[1], rep0
 			length, rng, cod, inp = z.lenDec.decodeLen(posState, rng, cod, in, inp)
 			if state < 7 {
 				state = 7
 			} else {
 				state = 10
 			}
-			slots := &z.posSlot[min(length, lzmaNumLenToPos-1)]
+			slots := &z.posSlot[min(length, numLenToPos-1)]
 			m := uint32(1)
 			for range 6 {
 				rng, cod, inp = rcNorm(rng, cod, in, inp)
@@ -366,20 +425,20 @@ loop:
 				nd := uint(slot>>1) - 1
 				dist = (2 | slot&1) << nd
 				var probs []uint16
-				if slot < lzmaEndPosModel {
+				if slot < endPosModel {
 					probs = z.posDec[dist-slot:]
 				} else {
 					// Direct bits, then the aligned low bits.
 					var direct uint32
-					for range nd - lzmaNumAlignBits {
+					for range nd - numAlignBits {
 						rng, cod, inp = rcNorm(rng, cod, in, inp)
 						rng >>= 1
 						t := (cod - rng) >> 31 // 1 when cod < rng
 						cod -= rng & (t - 1)
 						direct = direct<<1 | (1 - t)
 					}
-					dist += direct << lzmaNumAlignBits
-					probs, nd = z.align[:], lzmaNumAlignBits
+					dist += direct << numAlignBits
+					probs, nd = z.align[:], numAlignBits
 				}
 				m, sym := uint32(1), uint32(0)
 				for i := range nd {
@@ -391,39 +450,42 @@ loop:
 				dist += sym
 			}
 			if dist == 0xFFFFFFFF {
-				err = fmt.Errorf("%w: end marker before the end of the block", errLZMA)
+				err = fmt.Errorf("%w: end marker before the end of the block", ErrMalformed)
 				break
 			}
 			rep0 = dist
 		}
-		n := int(length) + lzmaMatchMinLen
+		n := int(length) + matchMinLen
 		d := int(rep0) + 1
 		if d > p {
-			err = fmt.Errorf("%w: match before the block start", errLZMA)
+			err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 			break
 		}
 		if n > size-p {
-			err = fmt.Errorf("%w: match past the end of the block", errLZMA)
-			break
-		}
-		if n > len(out)-p {
-			err = fmt.Errorf("%w: match past the %d bytes being decoded", errLZMA, len(out))
+			err = fmt.Errorf("%w: match past the end of the block", ErrMalformed)
 			break
 		}
 		// An overlapping match repeats its last d bytes: copy them in
 		// chunks that double, each from the already periodic run.
 		end, src := p+n, p-d
+		if end > len(out) {
+			z.pending = end - len(out)
+			end = len(out)
+		}
 		for p < end {
 			p += copy(out[p:end], out[src:p])
+		}
+		if z.pending > 0 {
+			break
 		}
 		continue loop
 	}
 	if err == nil && inp > len(in) {
-		err = errLZMAEarly
+		err = errEarly
 	}
-	*pos = p
+	z.pos = p
 	z.inp, z.rng, z.cod = inp, rng, cod
 	z.state = state
-	z.rep = [4]uint32{rep0, rep1, rep2, rep3}
+	z.rep[0] = rep0
 	return err
 }

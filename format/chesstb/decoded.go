@@ -1,0 +1,90 @@
+package chesstb
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+// DecodedStore is a second tier of decoded blocks under the in-memory
+// block cache, one that outlives the process (internal/lz4store keeps one
+// on local disk). Distance and pack blocks, whose LZMA decoding is most of
+// a cold probe's work, are looked up there before they are decoded, and
+// stored there whole once decoded. Load must return exactly the bytes
+// stored under key, or a miss; it must never return other bytes.
+type DecodedStore interface {
+	// Load returns the block stored under key if it holds one of size
+	// bytes, intact.
+	Load(key string, size int) ([]byte, bool)
+	// Store keeps data under key; it is best effort.
+	Store(key string, data []byte) error
+}
+
+// decodedKeys names a table's blocks in a DecodedStore. The name holds
+// what tells one table file's content from another's: the object name, its
+// size and version (where the transport names one) and the file's own
+// XXH64 checksum from its last eight bytes, which the generator computes
+// over everything before it. A table replaced by another, even of the same
+// size on a transport that names no versions, gets other keys.
+type decodedKeys struct {
+	once   sync.Once
+	prefix string // "" when the checksum could not be read
+}
+
+// decodedKeyFormat is part of every key, so a change in what a stored block
+// holds (its layout, the format version) leaves old entries unmatched.
+const decodedKeyFormat = "chesstb-decoded-v1"
+
+// decodedKey returns the store key of block b of frame c, or false when the
+// table has no store or its identity cannot be read.
+func (t *tableFile) decodedKey(ctx context.Context, c int, b uint64) (string, bool) {
+	if t.decoded == nil {
+		return "", false
+	}
+	t.keys.once.Do(func() {
+		size := t.obj.Size()
+		if size < 8 {
+			return
+		}
+		var tail [8]byte
+		if n, _ := t.obj.ReadAt(ctx, tail[:], size-8, source.HintHeader); n < len(tail) {
+			return
+		}
+		t.keys.prefix = fmt.Sprintf("%s\x00%s\x00%d\x00%q\x00%016x", decodedKeyFormat, t.name, size,
+			source.VersionOf(t.obj), binary.LittleEndian.Uint64(tail[:]))
+	})
+	if t.keys.prefix == "" {
+		return "", false
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", t.keys.prefix, c, b), true
+}
+
+// openLZMABlock returns block b of frame c, size bytes once decoded, ready
+// for upTo: from the decoded store when it holds the block, otherwise a
+// block to decode from its compressed bytes. With a store, a block is
+// decoded whole at once and stored, so a later process finds it there.
+func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int) (*lzmaBlock, error) {
+	key, tiered := t.decodedKey(ctx, c, b)
+	if tiered {
+		if data, ok := t.decoded.Load(key, size); ok {
+			return decodedLZMABlock(data), nil
+		}
+	}
+	z, err := t.lzmaDecoder(ctx, c, b, size)
+	if err != nil {
+		return nil, err
+	}
+	lb := newLZMABlock(z, z.Size())
+	if tiered {
+		data, err := lb.upTo(size)
+		if err != nil {
+			return nil, err
+		}
+		// A block that cannot be stored is only not kept.
+		_ = t.decoded.Store(key, data[:size])
+	}
+	return lb, nil
+}

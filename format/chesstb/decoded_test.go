@@ -1,0 +1,117 @@
+package chesstb
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/lz4store"
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// countingStore counts a DecodedStore's hits and misses.
+type countingStore struct {
+	st                   *lz4store.Store
+	hits, misses, stores atomic.Int64
+}
+
+func (c *countingStore) Load(key string, size int) ([]byte, bool) {
+	data, ok := c.st.Load(key, size)
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return data, ok
+}
+
+func (c *countingStore) Store(key string, data []byte) error {
+	c.stores.Add(1)
+	return c.st.Store(key, data)
+}
+
+// TestDecodedStoreOracle answers the shipped rows of the reference's
+// probe.tsv (the arbiter) three times, each through a fresh Tablebase over
+// one decoded-block store on disk: while the store fills, from the filled
+// store, and after every file in it was damaged. Each pass must give the
+// reference's answers; the second must find its blocks in the store, the
+// third must find none (a damaged file is a miss, never a value).
+func TestDecodedStoreOracle(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
+	var sel []oracleRow
+	for _, r := range rows {
+		if r.hasForm("shipped") {
+			sel = append(sel, r)
+		}
+	}
+	switch {
+	case packRace && len(sel) > 12:
+		// Every block is decoded whole under the race detector, twice.
+		sel = sample(sel, 12)
+	case testing.Short() && len(sel) > 300:
+		sel = sample(sel, 300)
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	pass := func(name string) *countingStore {
+		t.Helper()
+		st, err := lz4store.Open(dir, 4<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := &countingStore{st: st}
+		tb := openDirs(t, Options{BlockCacheBytes: 1 << 30, DecodedBlocks: cs}, formDirs(base, "shipped")...)
+		bad := 0
+		for _, r := range sel {
+			pos := r.position(t)
+			if diffs := probeDiffs(ctx, tb, &pos, r.expectAll(t)); len(diffs) > 0 {
+				if bad++; bad <= 20 {
+					t.Errorf("%s: line %d %s: %s", name, r.line, r.fen, strings.Join(diffs, "; "))
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d rows mismatch", name, bad, len(sel))
+		}
+		t.Logf("%s: %d hits, %d misses, %d stored", name, cs.hits.Load(), cs.misses.Load(), cs.stores.Load())
+		return cs
+	}
+	fill := pass("filling")
+	if fill.stores.Load() == 0 {
+		t.Fatal("nothing was stored")
+	}
+	if cs := pass("filled"); cs.hits.Load() != fill.stores.Load() || cs.misses.Load() != 0 {
+		t.Errorf("filled: %d hits and %d misses, want %d hits", cs.hits.Load(), cs.misses.Load(), fill.stores.Load())
+	}
+	// Damage every file: one byte flipped, at a different place in each, so
+	// the header, the key, the length, the checksum and the LZ4 bytes are
+	// all hit somewhere.
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := []int{0, 20, 30, len(b) / 2, len(b) - 1, len(b) - 9}[i%6]
+		if i%6 == 2 {
+			at = len(b) - 1 - (i * 7919 % (len(b) / 2))
+		}
+		b[at] ^= 0x10
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cs := pass("damaged"); cs.hits.Load() > int64(len(ents))/10 {
+		// A flip LZ4 cannot see may still decode to the block, which the
+		// checksum then vouches for; almost every flip must miss.
+		t.Errorf("damaged: %d of %d files still hit", cs.hits.Load(), len(ents))
+	}
+}
