@@ -1,7 +1,7 @@
-// Package testdata carries the committed chesstb fixture tables inside any
-// binary that imports it, so tbprobe answers its README example, and tbfs
-// mounts the same tables, from any working directory, with no repository
-// checkout around it.
+// Package testdata carries the committed chesstb and Geister fixture
+// tables inside any binary that imports it, so tbprobe answers its README
+// examples, and tbfs mounts the same tables, from any working directory,
+// with no repository checkout around it.
 package testdata
 
 import (
@@ -20,6 +20,22 @@ import (
 //
 //go:embed chesstb/wdl chesstb/dtz chesstb/dtm chesstb/packs/*.lzdtm50 chesstb/packs/*.lzdtc
 var ChessTB embed.FS
+
+// Geister holds testdata/geister's fixture table, the total-4 material in
+// its seekable-zstd form (the form a reader prefers, a fifth of the raw
+// file's size), with the SHA256SUMS a reader checks it against, rooted at
+// "geister". The raw .bin and the oracle rows stay out of binaries.
+//
+//go:embed geister/*.bin.zst geister/SHA256SUMS
+var Geister embed.FS
+
+// GeisterName is how the embedded Geister tables are named in listings,
+// logs and errors.
+const GeisterName = "embedded:testdata/geister"
+
+// GeisterRoot returns the embedded Geister tables as a file system whose
+// root holds the table files, as a table directory does.
+func GeisterRoot() (fs.FS, error) { return fs.Sub(Geister, "geister") }
 
 // ChessTBRoots are the folders of ChessTB that are table roots, in search
 // order: each one is served as its own source (through fs.Sub), because the

@@ -1,8 +1,11 @@
 package testdata
 
 import (
+	"bytes"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"testing"
 )
 
@@ -47,6 +50,29 @@ func TestChessTBRootsListEachTableOnce(t *testing.T) {
 	for p, n := range want {
 		if n != 1 {
 			t.Errorf("%s listed %d times over the roots, want once", p, n)
+		}
+	}
+}
+
+// TestGeisterRootHoldsTheFixtureTable: the embedded Geister root holds the
+// committed seekable-zstd table byte for byte, and the SHA256SUMS beside it
+// (the arbiter is the committed files themselves).
+func TestGeisterRootHoldsTheFixtureTable(t *testing.T) {
+	fsys, err := GeisterRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"id000_pb1pr1ob1or1_obsblk.bin.zst", "SHA256SUMS"} {
+		got, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("geister", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("embedded %s differs from testdata/geister/%s", name, name)
 		}
 	}
 }

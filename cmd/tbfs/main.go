@@ -9,7 +9,12 @@
 // transport plugin's URL), opened as tbprobe opens them (internal/tables).
 // The mount is read-only (ro); it runs in the foreground, or in the
 // background with --daemon, and unmounts cleanly on SIGINT or SIGTERM.
-// README at the mount's root describes the tree.
+// README at the mount's root describes the tree. Without --geister, geister/
+// serves the Geister fixture table built into the binary.
+//
+// The commands are spf13/cobra commands (newMountCmd, newUnmountCmd; a new
+// one is an AddCommand in run), with --version, completion and man DIR from
+// internal/cli. tbfs mount -h lists every flag.
 package main
 
 import (
@@ -140,7 +145,7 @@ func newMountCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&cfg.geister, "geister", nil, "`URL` where Geister tables are (repeatable); adds geister/ to the mount")
+	fl.StringArrayVar(&cfg.geister, "geister", nil, "`URL` where Geister tables are, for geister/ (repeatable; default: the fixture table built in)")
 	fl.StringArrayVar(&cfg.tables, "tables", nil, "`URL` where the tables are: a directory, s3://bucket/prefix, http(s)://... or a plugin's URL (repeatable; searched in order)")
 	fl.Var(&size, "cache-size", "`SIZE` of table data kept in memory, for decoded blocks and again for fetched remote blocks (e.g. 64MiB, 1.5G; binary units)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this `DIR`, across remounts")
@@ -205,9 +210,16 @@ func runMount(cfg mountConfig, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, stdout, stderr); err != nil {
+	// The mount logs, and its failure, go through one log/slog text logger
+	// (the format tbprobe serve uses), also slog's default so libraries
+	// that log through the standard log package (go-fuse's --debug
+	// traffic) write the same format. Only the "mounted on" line, which
+	// scripts wait for, is plain output.
+	logger := cli.NewLogger(stderr, cfg.logLevel)
+	slog.SetDefault(logger)
+	if err := serve(ctx, cfg, logger, stdout, stderr); err != nil {
 		daemon.Ready(err)
-		fmt.Fprintf(stderr, "tbfs: %v\n", err)
+		logger.Error("tbfs mount failed", "err", err)
 		return 1
 	}
 	return 0
@@ -237,9 +249,7 @@ type transportStats struct {
 
 // serve mounts and answers until ctx ends (a signal) or the mount goes away
 // (tbfs unmount, fusermount -u), then unmounts and releases everything.
-func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-
+func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, stderr io.Writer) error {
 	opener, err := tables.NewOpener(ctx, tables.Options{
 		Stack: stack.Options{
 			CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL,
@@ -263,7 +273,12 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 		return err
 	}
 	defer sts.Close()
-	gsts, err := opener.Open(ctx, cfg.geister)
+	var gsts tables.Set
+	if len(cfg.geister) == 0 {
+		gsts, err = opener.EmbeddedGeister()
+	} else {
+		gsts, err = opener.Open(ctx, cfg.geister)
+	}
 	if err != nil {
 		return err
 	}
@@ -277,20 +292,21 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	}
 	defer tb.Close()
 
-	var geisterProber fusefs.GeisterProber
-	if len(gsts) > 0 {
-		gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsts.Sources()...)
-		if err != nil {
-			return err
-		}
-		defer gtb.Close()
-		geisterProber = fusefs.GeisterCollector{Prober: gtb}
+	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsts.Sources()...)
+	if err != nil {
+		return err
 	}
+	defer gtb.Close()
 
-	all := append(append(tables.Set{}, sts...), gsts...)
+	// .stats lists the locations asked for: the embedded Geister fixture,
+	// there when no --geister was given, moves no bytes over a transport.
+	all := append(tables.Set{}, sts...)
+	if len(cfg.geister) > 0 {
+		all = append(all, gsts...)
+	}
 	tree := fusefs.New(fusefs.Config{
 		Prober:    fusefs.Collector{Prober: tb},
-		Geister:   geisterProber,
+		Geister:   fusefs.GeisterCollector{Prober: gtb},
 		Tables:    srcs,
 		TableURLs: append(sts.URLs(), gsts.URLs()...),
 		Owner:     &cfg.owner,
@@ -319,6 +335,7 @@ func serve(ctx context.Context, cfg mountConfig, stdout, stderr io.Writer) error
 	// so does the status a --daemon parent waits for.
 	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
 	daemon.Ready(nil)
+	logger.Info("mounted", "mountpoint", cfg.mountpoint, "tables", append(sts.URLs(), gsts.URLs()...), "version", cli.Version())
 
 	done := make(chan struct{})
 	go func() {

@@ -300,7 +300,18 @@ func TestCacheDir(t *testing.T) {
 // TestGeisterFlag: --geister adds geister/; the expected value is the
 // reference runtime's (testdata/geister/values_id000.tsv, pos_id 1).
 func TestGeisterFlag(t *testing.T) {
-	mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"), "--geister", testenv.Testdata(t, "geister"))
+	t.Run("given", func(t *testing.T) {
+		testGeisterMount(t, "--tables", testenv.Testdata(t, "chesstb"), "--geister", testenv.Testdata(t, "geister"))
+	})
+	// Without --geister the fixture table built into the binary answers
+	// (issue 20), as the chess fixtures do without --tables.
+	t.Run("embedded", func(t *testing.T) { testGeisterMount(t) })
+}
+
+// testGeisterMount mounts with args and reads one oracle board from
+// geister/.
+func testGeisterMount(t *testing.T, args ...string) {
+	mnt, p := startMount(t, nil, args...)
 	b, err := os.ReadFile(filepath.Join(mnt, "geister", "...r../....../..B.../.R..../....../b......json"))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, p.Stderr)

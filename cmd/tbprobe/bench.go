@@ -21,6 +21,7 @@ import (
 	"github.com/tbfs/tbfs/dataset"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/progress"
 	"github.com/tbfs/tbfs/source/metrics"
 )
 
@@ -147,6 +148,8 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 		return 1
 	}
 	defer ts.Close()
+	// A bar on a terminal only: each pass's result line says the rest.
+	bar := progress.New(stderr, progress.Options{Unit: "probes"})
 	code := 0
 	for _, name := range []string{"cold", "warm"} {
 		probe := func(ctx context.Context, pos *chess.Position) error {
@@ -159,7 +162,13 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 				return err
 			}
 		}
-		pass, firstErr := benchRun(ctx, ts, positions, o.parallel, probe)
+		step := bar.Start(name, int64(len(positions)))
+		pass, firstErr := benchRun(ctx, ts, positions, o.parallel, probe, step.Add)
+		if ctx.Err() != nil {
+			step.Stop()
+		} else {
+			step.Done()
+		}
 		pass.Name = name
 		if o.asJSON {
 			b, _ := json.Marshal(pass)
@@ -175,9 +184,10 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 	return code
 }
 
-// benchRun probes every position once with p workers and measures it.
+// benchRun probes every position once with p workers and measures it,
+// calling advance(1) after each probe.
 func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int,
-	probe func(context.Context, *chess.Position) error) (benchPass, error) {
+	probe func(context.Context, *chess.Position) error, advance func(int64)) (benchPass, error) {
 	before := ts.Stats()
 	cpu0 := processCPU()
 	lat := make([]time.Duration, len(positions))
@@ -200,6 +210,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 				err := probe(ctx, &positions[i])
 				lat[i] = time.Since(t0)
 				errs[i] = err
+				advance(1)
 			}
 		})
 	}
@@ -255,7 +266,7 @@ func writePass(w io.Writer, p *benchPass) {
 		fmt.Fprintf(w, "  %.3f CPU seconds: %.0f probes per CPU second\n", p.CPUSeconds, p.ProbesPerCPU)
 	}
 	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe: %d opens, %d reads, %d lists), %s; decoded blocks held %s\n",
-		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, humanSize(p.Bytes), humanSize(p.BlockCacheUsed))
+		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, cli.FormatSize(p.Bytes), cli.FormatSize(p.BlockCacheUsed))
 }
 
 // processCPU is the CPU time the process has used (0 where the system does

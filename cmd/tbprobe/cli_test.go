@@ -119,3 +119,47 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("tbprobe FEN --json: exit %d, %s %s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// Flags written with one dash, as the Go flag package took them before
+// the move to cobra, still work (scripts written then), while a FEN, a
+// negative number and anything after "--" are left as they are.
+func TestSingleDashLongFlags(t *testing.T) {
+	res := runBin(t, "", nil, "-json", "-hmc=0", "-parallel", "1", "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1")
+	if res.code != 0 || !strings.Contains(res.stdout, `"wdl":2`) {
+		t.Errorf("tbprobe -json -hmc=0 -parallel 1 FEN: exit %d, %s %s", res.code, res.stdout, res.stderr)
+	}
+	res = runBin(t, "", nil, "mate", "-max", "1", "-json", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+	if res.code != 0 || !strings.Contains(res.stdout, `"result":"mate"`) {
+		t.Errorf("tbprobe mate -max 1 -json: exit %d, %s %s", res.code, res.stdout, res.stderr)
+	}
+	if res := runBin(t, "", nil, "--hmc", "-1", "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"); res.code != 0 {
+		t.Errorf("--hmc -1: exit %d, %s", res.code, res.stderr)
+	}
+}
+
+// The systemd unit in docs/systemd starts a command line serve accepts:
+// its ExecStart names the serve command and flags that exist, with values
+// they parse.
+func TestSystemdUnitCommandLine(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "systemd", "tbprobe.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var argv []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ExecStart="); ok {
+			argv = strings.Fields(rest)[1:]
+		}
+	}
+	if len(argv) == 0 {
+		t.Fatal("no ExecStart in tbprobe.service")
+	}
+	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard)
+	cmd, rest, err := root.Find(argv)
+	if err != nil || cmd.Name() != "serve" {
+		t.Fatalf("ExecStart %q runs %v (%v), want serve", argv, cmd.Name(), err)
+	}
+	if err := cmd.ParseFlags(rest); err != nil || cmd.Flags().NArg() != 0 {
+		t.Errorf("serve does not accept %q: %v", rest, err)
+	}
+}

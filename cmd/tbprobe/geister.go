@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -17,6 +15,8 @@ import (
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
+	"github.com/tbfs/tbfs/source/fssource"
+	"github.com/tbfs/tbfs/testdata"
 )
 
 // geisterLong is geister's help text.
@@ -34,7 +34,8 @@ every legal move is listed, best first, with its child's value from the
 child's side to move.
 
 --tables may be given several times (searched in order); the default is the
-fixtures in the repository's testdata/geister.
+fixture table built into the binary (the repository's testdata/geister: the
+total-4 material), from any working directory.
 
 Play over the GAT protocol (docs/gat.md): "tbprobe geister play -h" (a
 client driven by the tables) and "tbprobe geister serve -h" (a match server).
@@ -103,29 +104,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
-	if len(tables) == 0 {
-		dir, err := defaultGeisterTables()
-		if err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister: %v; give --tables\n", err)
-			return 2
-		}
-		tables = []string{dir}
-	}
-	var srcs []source.Source
-	defer func() {
-		for _, s := range srcs {
-			s.Close()
-		}
-	}()
-	for _, u := range tables {
-		s, err := source.Open(ctx, u)
-		if err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister: tables %s: %v\n", source.RedactURL(u), err)
-			return 2
-		}
-		srcs = append(srcs, s)
-	}
-	tb, err := geister.Open(geister.Options{}, srcs...)
+	tb, err := openGeister(ctx, tables)
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
@@ -139,7 +118,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		if in.err != nil {
 			return geisterJSON{Board: in.text, Error: in.err.Error()}
 		}
-		return probeGeister(ctx, tb, in.text, o.children)
+		return probeGeister(ctx, tb.Tablebase, in.text, o.children)
 	}
 	emit := func(ans geisterJSON) {
 		if ans.Error != "" {
@@ -231,22 +210,50 @@ func describe(v uint8) string {
 	return fmt.Sprintf("%s in %d", r.Outcome, r.Plies)
 }
 
-// defaultGeisterTables finds testdata/geister in the repository around the
-// working directory.
-func defaultGeisterTables() (string, error) {
-	dir, err := os.Getwd()
+// openGeister opens the Geister tables at urls (searched in order), or the
+// fixture tables built into the binary when urls is empty, so "tbprobe
+// geister" answers from any directory as the chess side does.
+func openGeister(ctx context.Context, urls []string) (*geisterTables, error) {
+	var srcs []source.Source
+	closeAll := func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}
+	if len(urls) == 0 {
+		fsys, err := testdata.GeisterRoot()
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, fssource.New(fsys, testdata.GeisterName))
+	}
+	for _, u := range urls {
+		s, err := source.Open(ctx, u)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("tables %s: %w", source.RedactURL(u), err)
+		}
+		srcs = append(srcs, s)
+	}
+	tb, err := geister.Open(geister.Options{}, srcs...)
 	if err != nil {
-		return "", err
+		closeAll()
+		return nil, err
 	}
-	for {
-		p := filepath.Join(dir, "testdata", "geister")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no testdata/geister found above the working directory")
-		}
-		dir = parent
+	return &geisterTables{Tablebase: tb, srcs: srcs}, nil
+}
+
+// geisterTables is an open Geister tablebase with the sources under it.
+type geisterTables struct {
+	*geister.Tablebase
+	srcs []source.Source
+}
+
+// Close closes the tablebase, then its sources.
+func (g *geisterTables) Close() error {
+	errs := []error{g.Tablebase.Close()}
+	for _, s := range g.srcs {
+		errs = append(errs, s.Close())
 	}
+	return errors.Join(errs...)
 }

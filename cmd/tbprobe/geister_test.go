@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -65,7 +66,16 @@ func testGeisterCLIOracle(t *testing.T, parallel string) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
-	dec := json.NewDecoder(&stdout)
+	checkGeisterAnswers(t, &stdout, boards, values)
+}
+
+// checkGeisterAnswers decodes one JSON answer per board from r and checks
+// each against the oracle's value, and its result and plies against the
+// value's meaning (odd: the side to move wins in v plies, even: loses, 0:
+// draw; FORMAT.md §7).
+func checkGeisterAnswers(t *testing.T, r io.Reader, boards []string, values []int) {
+	t.Helper()
+	dec := json.NewDecoder(r)
 	for i := range boards {
 		var ans geisterJSON
 		if err := dec.Decode(&ans); err != nil {
@@ -73,6 +83,7 @@ func testGeisterCLIOracle(t *testing.T, parallel string) {
 		}
 		if ans.Error != "" || ans.Value == nil || int(*ans.Value) != values[i] {
 			t.Errorf("%s: %+v, oracle value %d", boards[i], ans, values[i])
+			continue
 		}
 		wantResult := map[bool]string{true: "win", false: "loss"}[values[i]%2 == 1]
 		if values[i] == 0 {
@@ -164,4 +175,17 @@ func TestGeisterCLIS3(t *testing.T) {
 			t.Errorf("%s: %+v, oracle %d", boards[i], ans, values[i])
 		}
 	}
+}
+
+// TestGeisterEmbeddedOracle runs the built binary with no --tables from a
+// directory outside the repository: the fixture table built in answers
+// every committed oracle board with the reference's value (issue 20: it
+// said "no testdata/geister found above the working directory").
+func TestGeisterEmbeddedOracle(t *testing.T) {
+	boards, values := geisterOracle(t)
+	res := runBin(t, strings.Join(boards, "\n")+"\n", nil, "geister", "--json")
+	if res.code != 0 {
+		t.Fatalf("exit %d, stderr %s", res.code, res.stderr)
+	}
+	checkGeisterAnswers(t, strings.NewReader(res.stdout), boards, values)
 }

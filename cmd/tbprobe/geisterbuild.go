@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	model "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/progress"
 	builder "github.com/tbfs/tbfs/retro/geister"
 )
 
@@ -103,14 +103,14 @@ func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string
 	for _, m := range plan {
 		entries += m.Entries()
 	}
-	fmt.Fprintf(stderr, "tbprobe geister build: %d materials, %d entries, about %s of memory\n", len(plan), entries, builder.FormatBytes(need))
+	fmt.Fprintf(stderr, "tbprobe geister build: %d materials, %d entries, about %s of memory\n", len(plan), entries, cli.FormatSize(need))
 
-	bar := &progressBar{w: stderr, quiet: o.quiet}
+	bar := &buildProgress{rep: progress.New(stderr, progress.Options{Unit: "entries", Lines: true, Quiet: o.quiet})}
 	opts.Progress = bar.update
-	opts.Logf = bar.logf
+	opts.Logf = bar.rep.Logf
 	start := time.Now()
 	err = builder.Build(ctx, opts)
-	bar.finish()
+	bar.close(err == nil)
 	switch {
 	case errors.Is(err, builder.ErrMemory):
 		fmt.Fprintf(stderr, "tbprobe geister build: %v (raise --mem or build fewer materials)\n", err)
@@ -126,63 +126,60 @@ func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string
 	return 0
 }
 
-// progressBar draws one status line per material pair on a terminal-like
-// writer: the layer, the entries decided, the rate and an estimate of the
-// time left (an upper bound: it assumes every undecided entry may still be
-// decided).
-type progressBar struct {
-	mu    sync.Mutex
-	w     io.Writer
-	quiet bool
-	last  time.Time
-	open  bool
+// buildProgress shows a build as two steps per material pair: "init"
+// (every entry scanned once) and "layers" (entries decided, layer by
+// layer; the total is an upper bound, as not every entry is decided, so
+// the step is ended at 100% when the pair is done).
+type buildProgress struct {
+	rep *progress.Reporter
+
+	mu   sync.Mutex
+	key  string // the open step's materials and phase
+	step *progress.Step
 }
 
-func (b *progressBar) update(p builder.Progress) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.quiet || (p.Phase != "done" && time.Since(b.last) < 200*time.Millisecond) {
-		return
-	}
-	b.last = time.Now()
+func (b *buildProgress) update(p builder.Progress) {
 	names := make([]string, len(p.Materials))
 	for i, m := range p.Materials {
 		names[i] = fmt.Sprintf("id%03d", m.ID())
 	}
-	rate := float64(p.Done) / max(p.Elapsed.Seconds(), 1e-3)
-	line := fmt.Sprintf("%s %s", strings.Join(names, "+"), p.Phase)
-	if p.Phase == "layer" {
-		line += fmt.Sprintf(" %d", p.Layer)
+	pair := strings.Join(names, "+")
+	kind := "layers"
+	if p.Phase == "init" {
+		kind = "init"
 	}
-	pct := 100 * float64(p.Done) / float64(max(p.Total, 1))
-	line += fmt.Sprintf("  %d/%d (%.1f%%)  %.2fM/s  %s", p.Done, p.Total, pct, rate/1e6, p.Elapsed.Round(time.Second))
-	if rate > 0 && p.Phase != "done" {
-		eta := time.Duration(float64(p.Total-p.Done) / rate * float64(time.Second))
-		line += fmt.Sprintf("  ETA <= %s", eta.Round(time.Second))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if key := pair + " " + kind; b.step == nil || key != b.key {
+		b.finish()
+		b.key, b.step = key, b.rep.Start(key, int64(p.Total))
 	}
-	fmt.Fprintf(b.w, "\r%-100s", line)
-	b.open = true
-	if p.Phase == "done" {
-		fmt.Fprintln(b.w)
-		b.open = false
+	switch p.Phase {
+	case "done":
+		b.finish()
+		return
+	case "layer":
+		b.step.Describe(fmt.Sprintf("%s layers (%d)", pair, p.Layer))
+	}
+	b.step.Set(int64(p.Done))
+}
+
+// finish ends the open step; b.mu is held.
+func (b *buildProgress) finish() {
+	if b.step != nil {
+		b.step.Done()
+		b.step = nil
 	}
 }
 
-func (b *progressBar) logf(format string, a ...any) {
+// close ends the build's last step, if one is still open: at 100% when
+// the build succeeded, where it stood when it did not.
+func (b *buildProgress) close(ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.open {
-		fmt.Fprintln(b.w)
-		b.open = false
+	if b.step != nil && !ok {
+		b.step.Stop()
+		b.step = nil
 	}
-	fmt.Fprintf(b.w, format+"\n", a...)
-}
-
-func (b *progressBar) finish() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.open {
-		fmt.Fprintln(b.w)
-		b.open = false
-	}
+	b.finish()
 }

@@ -25,7 +25,9 @@ func TestGeisterBuildCLI(t *testing.T) {
 	if code := runGeisterBuild(ctx, []string{"--upto-total", "4", "--out", dir}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "id000 done") || !strings.Contains(stderr.String(), "ETA") {
+	// Standard error is no terminal here: one line per finished step,
+	// at 100%, and no carriage return (issue 20: a log is not a terminal).
+	if !strings.Contains(stderr.String(), "id000 layers") || !strings.Contains(stderr.String(), "100%") || strings.ContainsRune(stderr.String(), '\r') {
 		t.Errorf("no progress line in %q", stderr.String())
 	}
 	sums, err := os.ReadFile(testenv.Testdata(t, "geister", "build", "SHA256SUMS"))

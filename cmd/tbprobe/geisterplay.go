@@ -12,12 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/match"
 	"github.com/tbfs/tbfs/geister/gat/player"
 	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/source"
 )
 
 // geisterPlayLong is geister play's help text.
@@ -59,7 +57,7 @@ func newGeisterPlayCmd() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files (repeatable; default: the repository's testdata/geister)")
+	fs.StringArrayVar(&o.tables, "tables", nil, "`URL` of table files (repeatable; default: the fixture table built in)")
 	fs.StringVar(&o.server, "server", "", "the server's address, HOST:PORT")
 	fs.StringVar(&o.red, "red", "ABCD", "the four own pieces to make red")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")
@@ -78,36 +76,13 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		fmt.Fprintf(stderr, "tbprobe geister play: --red %q: %v\n", o.red, err)
 		return 2
 	}
-	if len(tables) == 0 {
-		dir, err := defaultGeisterTables()
-		if err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister play: %v; playing without tables\n", err)
-		} else {
-			tables = []string{dir}
-		}
+	gt, err := openGeister(ctx, tables)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister play: %v\n", err)
+		return 2
 	}
-	var tb *geister.Tablebase
-	if len(tables) > 0 {
-		var srcs []source.Source
-		defer func() {
-			for _, s := range srcs {
-				s.Close()
-			}
-		}()
-		for _, u := range tables {
-			s, err := source.Open(ctx, u)
-			if err != nil {
-				fmt.Fprintf(stderr, "tbprobe geister play: tables %s: %v\n", source.RedactURL(u), err)
-				return 2
-			}
-			srcs = append(srcs, s)
-		}
-		if tb, err = geister.Open(geister.Options{}, srcs...); err != nil {
-			fmt.Fprintf(stderr, "tbprobe geister play: %v\n", err)
-			return 2
-		}
-		defer tb.Close()
-	}
+	defer gt.Close()
+	tb := gt.Tablebase
 	pol := &player.Tables{TB: tb, Red: setMsg.Red, OnError: func(err error) {
 		fmt.Fprintf(stderr, "tbprobe geister play: tables failed, using the heuristic for this move: %v\n", err)
 	}}

@@ -88,19 +88,6 @@ func formText(info *chesstb.TableInfo) string {
 	return strings.Join(parts, ", ")
 }
 
-// humanSize prints a byte count with a binary unit.
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // newLsCmd is "tbprobe ls": one line per table file, or the plugins.
 func newLsCmd() *cobra.Command {
 	var tf tableFlags
@@ -151,7 +138,7 @@ func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.
 			fmt.Fprintf(tw, "%s\t%s\t-\terror: %v\t%s\n", e.material, e.kind, err, e.name)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.material, e.kind, humanSize(info.Size), formText(&info), e.name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.material, e.kind, cli.FormatSize(info.Size), formText(&info), e.name)
 	}
 	if failed {
 		return 1
@@ -244,7 +231,7 @@ func runInfo(ctx context.Context, tf *tableFlags, materials []string, stdout, st
 
 // writeInfo prints one table's header facts.
 func writeInfo(w io.Writer, info *chesstb.TableInfo) {
-	fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), %d stored colour(s)\n", info.Kind, info.File, humanSize(info.Size), info.Size, info.Colors)
+	fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), %d stored colour(s)\n", info.Kind, info.File, cli.FormatSize(info.Size), info.Size, info.Colors)
 	for c, f := range info.Frames {
 		fmt.Fprintf(w, "         %s to move: %s", [2]string{"white", "black"}[c], f.Form)
 		if f.LossOnly {

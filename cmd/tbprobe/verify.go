@@ -13,9 +13,9 @@ import (
 
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/progress"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
-	"golang.org/x/term"
 )
 
 // verifyLong is verify's help text.
@@ -92,14 +92,20 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 			}
 		}
 	}
-	bar := newProgress(stderr)
+	bar := progress.New(stderr, progress.Options{Unit: "blocks"})
 	var bad, failed, recounted, mismatches int
 	for i, e := range tables {
 		label := fmt.Sprintf("[%d/%d] %s", i+1, len(tables), e.name)
+		var step *progress.Step
 		blocks, err := ts.tb.VerifyTable(ctx, e.kind, e.material, func(done, total int64) {
-			bar.update(label, done, total)
+			if step == nil {
+				step = bar.Start(label, total)
+			}
+			step.Set(done)
 		})
-		bar.clear()
+		if step != nil {
+			step.Done()
+		}
 		for _, b := range blocks {
 			fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", b, e.src)
 			bad++
@@ -117,7 +123,7 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 			bad++
 			continue
 		}
-		if len(blocks) == 0 && !bar.tty {
+		if len(blocks) == 0 && !bar.Terminal() {
 			fmt.Fprintf(stdout, "ok      %s\n", e.name)
 		}
 		if writeManifests && len(blocks) == 0 {
@@ -232,39 +238,6 @@ func recountInfo(ctx context.Context, ts *tableSet, e tableEntry, stdout io.Writ
 		}
 	}
 	return res
-}
-
-// progress draws a one-line bar on a terminal and nothing elsewhere.
-type progress struct {
-	w    io.Writer
-	tty  bool
-	last int // permille last drawn, to draw only on change
-}
-
-func newProgress(w io.Writer) *progress {
-	f, ok := w.(*os.File)
-	return &progress{w: w, tty: ok && term.IsTerminal(int(f.Fd())), last: -1}
-}
-
-func (p *progress) update(label string, done, total int64) {
-	if !p.tty || total == 0 {
-		return
-	}
-	pm := int(done * 1000 / total)
-	if pm == p.last {
-		return
-	}
-	p.last = pm
-	const width = 30
-	fill := pm * width / 1000
-	fmt.Fprintf(p.w, "\r\x1b[K%s [%s%s] %3d%%", label, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), pm/10)
-}
-
-func (p *progress) clear() {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	p.last = -1
 }
 
 // writeManifest writes the integrity manifest of table e into dir, or

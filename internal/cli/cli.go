@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
 // exitError carries a command's exit status through cobra's error return.
@@ -101,7 +102,7 @@ func WriteMan(root *cobra.Command, dir string) error {
 // (unknown command or flag, bad flag value, wrong argument count), which
 // is printed to standard error with a pointer to -h.
 func Execute(root *cobra.Command, args []string) int {
-	root.SetArgs(args)
+	root.SetArgs(singleDashLongFlags(root, args))
 	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
@@ -115,6 +116,39 @@ func Execute(root *cobra.Command, args []string) int {
 	}
 	fmt.Fprintf(root.ErrOrStderr(), "%s: %v\nRun '%s -h' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
 	return 2
+}
+
+// singleDashLongFlags rewrites "-name" and "-name=value" to "--name..."
+// where name is a long flag of some command in root's tree: the Go flag
+// package, which both binaries used before cobra, takes either form, and
+// scripts written then keep working. Arguments after "--", and words that
+// name no flag (FENs, boards, negative numbers), are left alone.
+func singleDashLongFlags(root *cobra.Command, args []string) []string {
+	long := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "--" {
+			copy(out[i:], args[i:])
+			break
+		}
+		out[i] = a
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && long[name] {
+				out[i] = "-" + a
+			}
+		}
+	}
+	return out
 }
 
 // UsageError prints msg and cmd's usage to standard error and returns the

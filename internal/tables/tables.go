@@ -4,7 +4,8 @@
 //
 // An Opener loads the transport plugins once (--plugin-dir, then
 // $TBFS_PLUGIN_DIR, with --plugin-sha256 pins) and opens each location as a
-// source/stack; Embedded opens the fixture tables built into the binary.
+// source/stack; Embedded and EmbeddedGeister open the fixture tables built
+// into the binary.
 package tables
 
 import (
@@ -125,6 +126,17 @@ func (o *Opener) Embedded() (Set, error) {
 		set = append(set, &Location{URL: name, Stack: stack.Wrap(fssource.New(sub, name), false, o.opts.Stack)})
 	}
 	return set, nil
+}
+
+// EmbeddedGeister opens the Geister fixture table built into the binary
+// (the repository's testdata/geister: the total-4 material), with the
+// wrappers of a local directory.
+func (o *Opener) EmbeddedGeister() (Set, error) {
+	sub, err := testdata.GeisterRoot()
+	if err != nil {
+		return nil, fmt.Errorf("embedded Geister tables: %w", err)
+	}
+	return Set{{URL: testdata.GeisterName, Stack: stack.Wrap(fssource.New(sub, testdata.GeisterName), false, o.opts.Stack)}}, nil
 }
 
 // Sources returns the locations as sources, in order.

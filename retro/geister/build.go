@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	units "github.com/docker/go-units"
 	"io"
 	"os"
 	"path/filepath"
@@ -161,7 +162,7 @@ func Build(ctx context.Context, opts BuildOptions) error {
 		return err
 	}
 	if opts.MemLimit > 0 && need > opts.MemLimit {
-		return fmt.Errorf("%w: about %s estimated, %s allowed", ErrMemory, FormatBytes(need), FormatBytes(opts.MemLimit))
+		return fmt.Errorf("%w: about %s estimated, %s allowed", ErrMemory, units.BytesSize(float64(need)), units.BytesSize(float64(opts.MemLimit)))
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return err
@@ -231,20 +232,6 @@ func Build(ctx context.Context, opts BuildOptions) error {
 		}
 	}
 	return nil
-}
-
-// FormatBytes formats n bytes in binary units, "72.0 MiB".
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // sidecarName is the name of the file recording the sha256 of m's two

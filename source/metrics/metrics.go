@@ -29,8 +29,10 @@ type Stats struct {
 	Bytes int64
 	// Lists counts List calls that reached the wrapped source.
 	Lists int64
-	// Errors counts failed Open, ReadAt and List calls (io.EOF at the end
-	// of an object is not a failure).
+	// Errors counts failed Open, ReadAt and List calls. An answer is not a
+	// failure: io.EOF at the end of an object, source.ErrNotFound for a
+	// table the location does not hold (every probe of a material with no
+	// table asks), nor a call the caller itself cancelled.
 	Errors int64
 	// Hits counts cache blocks served from memory.
 	Hits int64
@@ -120,9 +122,10 @@ func (s *Source) Stats() Stats { return s.c.Stats() }
 func (s *Source) Unwrap() source.Source { return s.inner }
 
 func (s *Source) failed(err error) {
-	if err != nil && !errors.Is(err, io.EOF) {
-		s.c.errors.Add(1)
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, source.ErrNotFound) || errors.Is(err, context.Canceled) {
+		return
 	}
+	s.c.errors.Add(1)
 }
 
 // Open counts one open.
