@@ -39,6 +39,11 @@ var (
 	// may pass) but IsRetryable is false for it: retrying at once cannot
 	// help, trying again after RetryAfter may.
 	ErrUnavailable = errors.New("source unavailable after repeated failures")
+	// ErrRestarted means the transport's own process (a plugin) broke
+	// during the call and a fresh one serves the next. It comes together
+	// with ErrTransient and is retryable, but it says nothing about what
+	// the transport reaches, so a circuit breaker does not count it.
+	ErrRestarted = errors.New("transport process restarted")
 )
 
 // retryAfterError carries a server's (or a breaker's) hint of how long to

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,8 +26,29 @@ type Process struct {
 	// Cmd is the command; Dir its mount point; Stderr what it logged.
 	Cmd    *exec.Cmd
 	Dir    string
-	Stderr *bytes.Buffer
+	Stderr *Log
 	exited chan error
+}
+
+// Log collects what a process writes while a test may read it: the
+// command's copying goroutine writes as the test formats a failure.
+type Log struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // Start runs `bin args... MOUNTPOINT` with env added to the environment,
@@ -43,7 +65,7 @@ func Start(t *testing.T, bin string, env []string, args ...string) *Process {
 		// helper, which .ci/run installs.
 		testenv.Tool(t, "fusermount3")
 	}
-	p := &Process{Dir: t.TempDir(), Stderr: new(bytes.Buffer), exited: make(chan error, 1)}
+	p := &Process{Dir: t.TempDir(), Stderr: new(Log), exited: make(chan error, 1)}
 	t.Cleanup(func() {
 		if p.Cmd != nil && p.Cmd.Process != nil {
 			select {

@@ -39,7 +39,7 @@ type conn interface {
 // errStale is returned for a call that would have sent a handle of one
 // plugin process to another: handles are only numbers, and the same number
 // may mean another object in the new process.
-var errStale = source.Transient(errors.New("plugin restarted during the call"))
+var errStale = source.Transient(fmt.Errorf("%w: plugin restarted during the call", source.ErrRestarted))
 
 // answer is what every plugin response has: an optional error the plugin
 // reports instead of a result.
@@ -89,7 +89,9 @@ func call[T answer](ctx context.Context, c conn, gen uint64, fn func(context.Con
 	if timedOut {
 		return zero, gen, source.Transient(fmt.Errorf("plugin did not answer within %v", d))
 	}
-	return zero, gen, source.Transient(fmt.Errorf("plugin call failed: %w", err))
+	// The connection broke: the process is gone and the next call starts
+	// another, so this failure is the plugin's, not the source's.
+	return zero, gen, source.Transient(fmt.Errorf("%w: plugin call failed: %w", source.ErrRestarted, err))
 }
 
 // transientAnswer reports whether a plugin answered a transient failure,

@@ -155,6 +155,13 @@ func (s *Source) done(ctx context.Context, probe bool, err error) {
 		if probe {
 			s.state, s.until = open, s.opts.Now()
 		}
+	case errors.Is(err, source.ErrRestarted):
+		// The transport's own process broke and is replaced: nothing
+		// learnt about the source. A probe that ends so lets the next
+		// call probe.
+		if probe {
+			s.state, s.until = open, s.opts.Now()
+		}
 	case err == nil || !source.IsRetryable(err):
 		// The source answered (an object, a 404, a permanent refusal):
 		// it is alive.

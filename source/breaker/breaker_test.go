@@ -3,6 +3,7 @@ package breaker_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	nethttptest "net/http/httptest"
 	"os"
@@ -229,4 +230,35 @@ func TestDeadSourceUnderRetry(t *testing.T) {
 		plain.Open(ctx, "t")
 	}
 	t.Logf("without the breaker: 10 opens sent %d requests", f.requests.Load())
+}
+
+// restartingSource fails every Open as a plugin host does when the plugin
+// process broke during the call and is replaced for the next one.
+type restartingSource struct{ opens atomic.Int64 }
+
+func (s *restartingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	s.opens.Add(1)
+	return nil, source.Transient(fmt.Errorf("%w: plugin call failed: connection reset", source.ErrRestarted))
+}
+
+func (s *restartingSource) Close() error { return nil }
+
+// TestRestartsAreNotCounted: failures that say the transport's own process
+// was replaced (source.ErrRestarted) say nothing about the source, so any
+// number of them in a row leaves the breaker closed and every call goes
+// through (a plugin killed under many readers at once must not shut its
+// source off; TestMountOverFTPPlugin does that through a real mount).
+func TestRestartsAreNotCounted(t *testing.T) {
+	src := &restartingSource{}
+	clk := testenv.NewClock(time.Unix(1e9, 0))
+	b := breaker.Wrap(src, breaker.Options{Failures: 3, Backoff: time.Second, MaxBackoff: 8 * time.Second, Now: clk.Now})
+	for i := range 10 {
+		_, err := b.Open(context.Background(), "t")
+		if !errors.Is(err, source.ErrRestarted) || errors.Is(err, source.ErrUnavailable) {
+			t.Fatalf("call %d: %v, want the transport's own restart, not a refusal", i+1, err)
+		}
+	}
+	if got := src.opens.Load(); got != 10 {
+		t.Errorf("%d of 10 calls reached the transport", got)
+	}
 }
