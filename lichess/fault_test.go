@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fxamacker/cbor/v2"
-	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"
@@ -44,12 +43,7 @@ func TestTransportFailureIsServerError(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	tb, err := chesstb.Open(chesstb.Options{}, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tb.Close() })
-	api := nethttptest.NewServer(lichess.New(tb, nil).Handler())
+	api := nethttptest.NewServer(lichess.New(tablebaseOver(t, src), nil).Handler())
 	t.Cleanup(api.Close)
 
 	const fen = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
@@ -95,12 +89,7 @@ func TestDeadSourceFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	tb, err := chesstb.Open(chesstb.Options{}, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tb.Close() })
-	api := nethttptest.NewServer(lichess.New(tb, nil).Handler())
+	api := nethttptest.NewServer(lichess.New(tablebaseOver(t, st), nil).Handler())
 	t.Cleanup(api.Close)
 	const fen = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
 	code, _, b := fetch(t, "GET", api.URL+"/standard?fen="+url.QueryEscape(fen), nil, "")

@@ -17,6 +17,7 @@ import (
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/lichess"
+	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
@@ -32,6 +33,12 @@ func fixtureTablebase(t *testing.T, dir string) *chesstb.Tablebase {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
+	return tablebaseOver(t, src)
+}
+
+// tablebaseOver opens a Tablebase over src, closed when the test ends.
+func tablebaseOver(t *testing.T, src source.Source) *chesstb.Tablebase {
+	t.Helper()
 	tb, err := chesstb.Open(chesstb.Options{}, src)
 	if err != nil {
 		t.Fatal(err)
