@@ -251,6 +251,15 @@ func (g *checksumGate) wait(ctx context.Context) error {
 	}
 }
 
+// confirmChecksum runs t's whole-file check, or waits for the one its gate
+// started on open, so that a verify does not hash the file a second time.
+func (t *tableFile) confirmChecksum(ctx context.Context) error {
+	if t.gate != nil {
+		return t.gate.wait(ctx)
+	}
+	return verifyChecksum(ctx, t.obj)
+}
+
 // trusted returns nil once t's answers may be given: its checksum is
 // confirmed, or it has a manifest, or checks are off. Otherwise it waits
 // for the check and returns its failure, naming the file.

@@ -245,7 +245,7 @@ func (tb *Tablebase) Manifest(ctx context.Context, k Kind, material string) ([]b
 		return nil, err
 	}
 	defer done()
-	if err := verifyChecksum(ctx, t.obj); err != nil {
+	if err := t.confirmChecksum(ctx); err != nil {
 		return nil, t.fileErr(-1, err)
 	}
 	m := &manifest{size: t.obj.Size(), version: source.VersionOf(t.obj),

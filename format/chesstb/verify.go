@@ -266,7 +266,7 @@ func (tb *Tablebase) VerifyChecksum(ctx context.Context, k Kind, material string
 		return err
 	}
 	defer done()
-	if err := verifyChecksum(ctx, t.obj); err != nil {
+	if err := t.confirmChecksum(ctx); err != nil {
 		return t.fileErr(-1, err)
 	}
 	return nil
