@@ -26,8 +26,8 @@ tables cover every colouring of the opponent's pieces the board allows, a
 move best in all of them; else the reference's confident ranking over the
 tables; else a heuristic (see geister/gat/player). One line per move and the
 result go to standard output. Exit status 0 when the game ended (won, lost
-or drawn), 1 when it broke off (time-out, disconnect, malformed message), 2
-for a usage error.`
+or drawn), 1 when it broke off (time-out, disconnect, malformed message) or
+the server refused a command (NG), 2 for a usage error.`
 
 // geisterServeLong is geister serve's help text.
 const geisterServeLong = `Runs GAT-protocol Geister matches (docs/gat.md): the first player connects to
@@ -95,7 +95,11 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		return 1
 	}
 	out, err := player.Play(ctx, conn, pol, player.Options{Timeout: o.timeout, Log: stdout})
-	if err != nil {
+	switch {
+	case err != nil && out.Result != 0:
+		fmt.Fprintf(stderr, "tbprobe geister play: %v; then the server ended the game (%s)\n", err, out.Result)
+		return 1
+	case err != nil:
 		fmt.Fprintf(stderr, "tbprobe geister play: game broken off after %d moves: %v\n", len(out.Decisions), err)
 		return 1
 	}
