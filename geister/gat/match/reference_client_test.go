@@ -1,0 +1,172 @@
+package match_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tbfs/tbfs/geister/gat"
+	"github.com/tbfs/tbfs/geister/gat/match"
+	"github.com/tbfs/tbfs/geister/gat/player"
+)
+
+// referenceClasses compiles the reference's Java client (a checkout of
+// miyo/geister_server.java named by TBFS_GAT_REFERENCE) into a temporary
+// directory and returns it as a class path. The client needs only the
+// utils and player packages and the server's GameServer (RandomPlayer
+// imports the server package); nothing of the reference is kept. The test
+// is skipped without the checkout or without a JDK.
+func referenceClasses(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("TBFS_GAT_REFERENCE")
+	if dir == "" {
+		t.Skip("TBFS_GAT_REFERENCE (a checkout of miyo/geister_server.java) is not set")
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("no javac (apt-get install default-jdk-headless)")
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skip("no java")
+	}
+	src := filepath.Join(dir, "src", "main", "java", "net", "wasamon", "geister")
+	files, err := filepath.Glob(filepath.Join(src, "utils", "*.java"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("TBFS_GAT_REFERENCE=%s holds no reference sources (%v)", dir, err)
+	}
+	for _, f := range []string{"player/BasePlayer.java", "player/RandomPlayer.java", "server/GameServer.java"} {
+		files = append(files, filepath.Join(src, filepath.FromSlash(f)))
+	}
+	out := t.TempDir()
+	cmd := exec.Command(javac, append([]string{"-nowarn", "-d", out}, files...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, b)
+	}
+	return out
+}
+
+// The reference's own client (RandomPlayer on BasePlayer) plays whole games
+// against our server to the end: its recv reads the acknowledgement's
+// third character (player/BasePlayer.java:91-92), which crashed with a
+// StringIndexOutOfBoundsException on an unpadded "OK". The arbiter is the
+// reference client itself: it must exit normally, print no exception, and
+// report the result our server recorded ("won", "lost" or "draw",
+// RandomPlayer.java:34-40).
+func TestReferenceClient(t *testing.T) {
+	cp := referenceClasses(t)
+	for _, tc := range []struct {
+		name string
+		ours int // the seat our table player takes, or -1 for none
+	}{
+		{"reference vs reference", -1},
+		{"reference vs ours", 1},
+		{"ours vs reference", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var ls [2]net.Listener
+			for i := range ls {
+				l, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { l.Close() })
+				ls[i] = l
+			}
+			type served struct {
+				res *match.Result
+				err error
+			}
+			done := make(chan served, 1)
+			go func() {
+				res, err := match.Run(ctx, ls[0], ls[1], match.Options{Timeout: 30 * time.Second})
+				done <- served{res, err}
+			}()
+			var javas [2]*exec.Cmd
+			var outs [2]bytes.Buffer
+			ourErr := make(chan error, 1)
+			for i, l := range ls {
+				_, port, _ := net.SplitHostPort(l.Addr().String())
+				if i == tc.ours {
+					go func() {
+						c, err := net.Dial("tcp", l.Addr().String())
+						if err != nil {
+							ourErr <- err
+							return
+						}
+						_, err = player.Play(ctx, c, &player.Tables{}, player.Options{Timeout: time.Minute})
+						ourErr <- err
+					}()
+					continue
+				}
+				cmd := exec.CommandContext(ctx, "java", "-cp", cp, "net.wasamon.geister.player.RandomPlayer", "127.0.0.1", port)
+				cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				javas[i] = cmd
+			}
+			for i, cmd := range javas {
+				if cmd == nil {
+					continue
+				}
+				if err := cmd.Wait(); err != nil {
+					t.Errorf("reference client %d: %v\n%s", i+1, err, tail(outs[i].String()))
+				}
+			}
+			if tc.ours >= 0 {
+				if err := <-ourErr; err != nil {
+					t.Errorf("our client: %v", err)
+				}
+			}
+			s := <-done
+			if s.err != nil {
+				t.Fatalf("server: %v", s.err)
+			}
+			for i, cmd := range javas {
+				if cmd == nil {
+					continue
+				}
+				text := outs[i].String()
+				if strings.Contains(text, "Exception") {
+					t.Errorf("reference client %d threw:\n%s", i+1, tail(text))
+				}
+				want := "draw"
+				switch s.res.Winner {
+				case i:
+					want = "won"
+				case 1 - i:
+					want = "lost"
+				}
+				lines := strings.Fields(text)
+				if len(lines) == 0 || lines[len(lines)-1] != want {
+					t.Errorf("reference client %d ended with %q, server says %s (%s)", i+1, tail(text), want, s.res.Reason)
+				}
+			}
+			t.Logf("%s after %d plies", resultWord(s.res), s.res.Plies)
+		})
+	}
+}
+
+func resultWord(r *match.Result) string {
+	if r.Winner == gat.Draw {
+		return "draw: " + r.Reason
+	}
+	return fmt.Sprintf("player %d won: %s", r.Winner+1, r.Reason)
+}
+
+// tail returns the end of a client's output, for messages.
+func tail(s string) string {
+	if len(s) > 600 {
+		return "..." + s[len(s)-600:]
+	}
+	return s
+}
