@@ -5,9 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,42 +13,8 @@ import (
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/match"
 	"github.com/tbfs/tbfs/geister/gat/player"
+	"github.com/tbfs/tbfs/internal/testenv"
 )
-
-// referenceClasses compiles the reference's Java client (a checkout of
-// miyo/geister_server.java named by TBFS_GAT_REFERENCE) into a temporary
-// directory and returns it as a class path. The client needs only the
-// utils and player packages and the server's GameServer (RandomPlayer
-// imports the server package); nothing of the reference is kept. The test
-// is skipped without the checkout or without a JDK.
-func referenceClasses(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("TBFS_GAT_REFERENCE")
-	if dir == "" {
-		t.Skip("TBFS_GAT_REFERENCE (a checkout of miyo/geister_server.java) is not set")
-	}
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("no javac (apt-get install default-jdk-headless)")
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("no java")
-	}
-	src := filepath.Join(dir, "src", "main", "java", "net", "wasamon", "geister")
-	files, err := filepath.Glob(filepath.Join(src, "utils", "*.java"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("TBFS_GAT_REFERENCE=%s holds no reference sources (%v)", dir, err)
-	}
-	for _, f := range []string{"player/BasePlayer.java", "player/RandomPlayer.java", "server/GameServer.java"} {
-		files = append(files, filepath.Join(src, filepath.FromSlash(f)))
-	}
-	out := t.TempDir()
-	cmd := exec.Command(javac, append([]string{"-nowarn", "-d", out}, files...)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, b)
-	}
-	return out
-}
 
 // The reference's own client (RandomPlayer on BasePlayer) plays whole games
 // against our server to the end: its recv reads the acknowledgement's
@@ -60,7 +24,7 @@ func referenceClasses(t *testing.T) string {
 // report the result our server recorded ("won", "lost" or "draw",
 // RandomPlayer.java:34-40).
 func TestReferenceClient(t *testing.T) {
-	cp := referenceClasses(t)
+	cp := testenv.GATReference(t)
 	for _, tc := range []struct {
 		name string
 		ours int // the seat our table player takes, or -1 for none
@@ -107,7 +71,7 @@ func TestReferenceClient(t *testing.T) {
 					}()
 					continue
 				}
-				cmd := exec.CommandContext(ctx, "java", "-cp", cp, "net.wasamon.geister.player.RandomPlayer", "127.0.0.1", port)
+				cmd := testenv.GATReferenceClient(ctx, cp, port)
 				cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
