@@ -2,7 +2,8 @@
 // SET? and MOV? messages with the choices of a Policy until the game ends.
 // Tables is the policy driven by the perfect-information tables (escape
 // when possible, else a move best in every colouring the observation
-// allows, else the reference's confident ranking, else a simple heuristic).
+// allows, else a confident ranking over the colourings, else a simple
+// heuristic).
 package player
 
 import (

@@ -1,0 +1,142 @@
+package player_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister/gat"
+	"github.com/tbfs/tbfs/geister/gat/player"
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// tableStarts returns n custom starts whose positions the shared total-5
+// tables cover (two pieces of one colour, one of the other three), the
+// four materials in turn, from a fixed seed.
+func tableStarts(n int) []string {
+	r := rand.New(rand.NewPCG(2026, 23))
+	materials := [][4]int{{2, 1, 1, 1}, {1, 2, 1, 1}, {1, 1, 2, 1}, {1, 1, 1, 2}}
+	var out []string
+	for i := 0; i < n; i++ {
+		m := materials[i%len(materials)]
+		out = append(out, randomSetup(r, m[0], m[1], m[2], m[3]))
+	}
+	return out
+}
+
+// fromWin counts, over games, those in which the table player stood in a
+// position the tables value as a win (its true colours, the server's
+// record) at one of its moves, by how the game ended for it.
+type fromWin struct {
+	games, stood, won, drawn, lost int
+	// cycled counts the draws among stood in which a position the table
+	// player moved from recurred three times.
+	cycled int
+}
+
+func (f fromWin) String() string {
+	return fmt.Sprintf("%d games; stood on a table win in %d: won %d, drawn %d (%d with a position three times), lost %d",
+		f.games, f.stood, f.won, f.drawn, f.cycled, f.lost)
+}
+
+// count adds game g, with the table player in seat tp, to f. The tables
+// are the arbiter of "a won position".
+func (f *fromWin) count(t *testing.T, tb *geister.Tablebase, g game, tp int) {
+	t.Helper()
+	f.games++
+	stood := false
+	seen := map[geister.Position]int{}
+	thrice := false
+	for _, rec := range g.res.Records {
+		if rec.Player != tp {
+			continue
+		}
+		seen[rec.Before]++
+		thrice = thrice || seen[rec.Before] >= 3
+		v, err := tb.DTW(context.Background(), rec.Before)
+		if err != nil {
+			t.Fatalf("ply %d: DTW(%s): %v", rec.Ply, rec.Before, err)
+		}
+		stood = stood || v%2 == 1
+	}
+	if !stood {
+		return
+	}
+	f.stood++
+	switch g.res.Winner {
+	case tp:
+		f.won++
+	case gat.Draw:
+		f.drawn++
+		if thrice {
+			f.cycled++
+		}
+	default:
+		f.lost++
+		t.Logf("lost from a table win: %s", g.res.Reason)
+	}
+}
+
+// Games from 40 custom starts inside the shared tables, the table player
+// in alternate seats, against our random player, against itself and (with
+// TBFS_GAT_REFERENCE) against the reference's Java RandomPlayer. Every game
+// must end with a legal result and keep every win the tables chose (the
+// tables are the arbiter, as in TestTablesKeepWins); the counts of games
+// won, drawn and lost from a table win are logged: they are the measure of
+// the player, not an expected value.
+func TestTableStarts(t *testing.T) {
+	if !testenv.HasShared(t, "geister", "tables") {
+		t.Skip("the shared total-5 tables are not here")
+	}
+	tb := openTables(t, testenv.Testdata(t, "geister"), testenv.Shared(t, "geister", "tables"))
+	n := 40
+	if testing.Short() {
+		n = 8
+	}
+	starts := tableStarts(n)
+	opponents := []struct {
+		name string
+		new  func(i int) player.Policy
+	}{
+		{"our random", func(i int) player.Policy { return newRandom(uint64(100 + i)) }},
+		{"our tables", func(int) player.Policy { return &player.Tables{TB: tb} }},
+	}
+	if os.Getenv("TBFS_GAT_REFERENCE") != "" {
+		cp := testenv.GATReference(t)
+		opponents = append(opponents, struct {
+			name string
+			new  func(i int) player.Policy
+		}{"reference random", func(int) player.Policy { return &referenceClient{cp} }})
+	}
+	var total fromWin
+	for _, opp := range opponents {
+		var f fromWin
+		var st stats
+		for i, setup := range starts {
+			tp := i % 2
+			var pols [2]player.Policy
+			pols[tp] = &player.Tables{TB: tb}
+			pols[1-tp] = opp.new(i)
+			t.Run(fmt.Sprintf("%s/%d", opp.name, i), func(t *testing.T) {
+				g := playMatch(t, setup, pols[0], pols[1])
+				checkKeepsWins(t, tb, g, tp, &st)
+				f.count(t, tb, g, tp)
+				if _, ok := pols[1-tp].(*player.Tables); ok {
+					checkKeepsWins(t, tb, g, 1-tp, &st)
+					f.count(t, tb, g, 1-tp)
+				}
+			})
+		}
+		t.Logf("against %s: %v", opp.name, f)
+		total.games += f.games
+		total.stood += f.stood
+		total.won += f.won
+		total.drawn += f.drawn
+		total.lost += f.lost
+		total.cycled += f.cycled
+	}
+	t.Logf("all: %v", total)
+}
