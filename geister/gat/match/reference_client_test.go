@@ -36,32 +36,16 @@ func TestReferenceClient(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			var ls [2]net.Listener
-			for i := range ls {
-				l, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { l.Close() })
-				ls[i] = l
-			}
-			type served struct {
-				res *match.Result
-				err error
-			}
-			done := make(chan served, 1)
-			go func() {
-				res, err := match.Run(ctx, ls[0], ls[1], match.Options{Timeout: 30 * time.Second})
-				done <- served{res, err}
-			}()
+			a1, a2, results, _ := server(t, match.Options{Timeout: 30 * time.Second})
+			addrs := [2]string{a1, a2}
 			var javas [2]*exec.Cmd
 			var outs [2]bytes.Buffer
 			ourErr := make(chan error, 1)
-			for i, l := range ls {
-				_, port, _ := net.SplitHostPort(l.Addr().String())
+			for i, addr := range addrs {
+				_, port, _ := net.SplitHostPort(addr)
 				if i == tc.ours {
 					go func() {
-						c, err := net.Dial("tcp", l.Addr().String())
+						c, err := net.Dial("tcp", addr)
 						if err != nil {
 							ourErr <- err
 							return
@@ -91,9 +75,9 @@ func TestReferenceClient(t *testing.T) {
 					t.Errorf("our client: %v", err)
 				}
 			}
-			s := <-done
-			if s.err != nil {
-				t.Fatalf("server: %v", s.err)
+			res := <-results
+			if res == nil {
+				t.Fatal("the server gave no result")
 			}
 			for i, cmd := range javas {
 				if cmd == nil {
@@ -104,7 +88,7 @@ func TestReferenceClient(t *testing.T) {
 					t.Errorf("reference client %d threw:\n%s", i+1, tail(text))
 				}
 				want := "draw"
-				switch s.res.Winner {
+				switch res.Winner {
 				case i:
 					want = "won"
 				case 1 - i:
@@ -112,10 +96,10 @@ func TestReferenceClient(t *testing.T) {
 				}
 				lines := strings.Fields(text)
 				if len(lines) == 0 || lines[len(lines)-1] != want {
-					t.Errorf("reference client %d ended with %q, server says %s (%s)", i+1, tail(text), want, s.res.Reason)
+					t.Errorf("reference client %d ended with %q, server says %s (%s)", i+1, tail(text), want, res.Reason)
 				}
 			}
-			t.Logf("%s after %d plies", resultWord(s.res), s.res.Plies)
+			t.Logf("%s after %d plies", resultWord(res), res.Plies)
 		})
 	}
 }

@@ -379,13 +379,7 @@ func TestTablesKeepWins(t *testing.T) {
 			}
 			name := fmt.Sprintf("%v/%d", m, i)
 			t.Run(name, func(t *testing.T) {
-				g := playMatch(t, setup, pols[0], pols[1])
-				checkKeepsWins(t, tb, g, tp, &st)
-				fw.count(t, tb, g, tp)
-				if _, ok := pols[1-tp].(*player.Tables); ok {
-					checkKeepsWins(t, tb, g, 1-tp, &st)
-					fw.count(t, tb, g, 1-tp)
-				}
+				judge(t, tb, playMatch(t, setup, pols[0], pols[1]), pols, &st, &fw)
 			})
 		}
 	}

@@ -27,26 +27,49 @@ func tableStarts(n int) []string {
 	return out
 }
 
-// fromWin counts, over games, those in which the table player stood in a
-// position the tables value as a win (its true colours, the server's
-// record) at one of its moves, by how the game ended for it.
+// fromWin counts, over the seats a table player took in games, those in
+// which it stood in a position the tables value as a win (its true
+// colours, the server's record) at one of its moves, by how the game ended
+// for it.
 type fromWin struct {
-	games, stood, won, drawn, lost int
+	seats, stood, won, drawn, lost int
 	// cycled counts the draws among stood in which a position the table
 	// player moved from recurred three times.
 	cycled int
 }
 
 func (f fromWin) String() string {
-	return fmt.Sprintf("%d games; stood on a table win in %d: won %d, drawn %d (%d with a position three times), lost %d",
-		f.games, f.stood, f.won, f.drawn, f.cycled, f.lost)
+	return fmt.Sprintf("%d table seats; stood on a table win in %d: won %d, drawn %d (%d with a position three times), lost %d",
+		f.seats, f.stood, f.won, f.drawn, f.cycled, f.lost)
+}
+
+// add adds o's counts to f.
+func (f *fromWin) add(o fromWin) {
+	f.seats += o.seats
+	f.stood += o.stood
+	f.won += o.won
+	f.drawn += o.drawn
+	f.lost += o.lost
+	f.cycled += o.cycled
+}
+
+// judge checks game g for every seat a table player took (checkKeepsWins)
+// and counts it in f.
+func judge(t *testing.T, tb *geister.Tablebase, g game, pols [2]player.Policy, st *stats, f *fromWin) {
+	t.Helper()
+	for seat, p := range pols {
+		if _, ok := p.(*player.Tables); ok {
+			checkKeepsWins(t, tb, g, seat, st)
+			f.count(t, tb, g, seat)
+		}
+	}
 }
 
 // count adds game g, with the table player in seat tp, to f. The tables
 // are the arbiter of "a won position".
 func (f *fromWin) count(t *testing.T, tb *geister.Tablebase, g game, tp int) {
 	t.Helper()
-	f.games++
+	f.seats++
 	stood := false
 	seen := map[geister.Position]int{}
 	thrice := false
@@ -121,22 +144,11 @@ func TestTableStarts(t *testing.T) {
 			pols[tp] = &player.Tables{TB: tb}
 			pols[1-tp] = opp.new(i)
 			t.Run(fmt.Sprintf("%s/%d", opp.name, i), func(t *testing.T) {
-				g := playMatch(t, setup, pols[0], pols[1])
-				checkKeepsWins(t, tb, g, tp, &st)
-				f.count(t, tb, g, tp)
-				if _, ok := pols[1-tp].(*player.Tables); ok {
-					checkKeepsWins(t, tb, g, 1-tp, &st)
-					f.count(t, tb, g, 1-tp)
-				}
+				judge(t, tb, playMatch(t, setup, pols[0], pols[1]), pols, &st, &f)
 			})
 		}
 		t.Logf("against %s: %v", opp.name, f)
-		total.games += f.games
-		total.stood += f.stood
-		total.won += f.won
-		total.drawn += f.drawn
-		total.lost += f.lost
-		total.cycled += f.cycled
+		total.add(f)
 	}
 	t.Logf("all: %v", total)
 }
