@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/tbfs/tbfs/format/geister"
@@ -122,33 +121,38 @@ func TestTableStarts(t *testing.T) {
 	starts := tableStarts(n)
 	opponents := []struct {
 		name string
-		new  func(i int) player.Policy
+		// opponent returns the policy for start i (t may skip).
+		opponent func(t *testing.T) func(i int) player.Policy
 	}{
-		{"our random", func(i int) player.Policy { return newRandom(uint64(100 + i)) }},
-		{"our tables", func(int) player.Policy { return &player.Tables{TB: tb} }},
-	}
-	if os.Getenv("TBFS_GAT_REFERENCE") != "" {
-		cp := testenv.GATReference(t)
-		opponents = append(opponents, struct {
-			name string
-			new  func(i int) player.Policy
-		}{"reference random", func(int) player.Policy { return &referenceClient{cp} }})
+		{"our random", func(*testing.T) func(int) player.Policy {
+			return func(i int) player.Policy { return newRandom(uint64(100 + i)) }
+		}},
+		{"our tables", func(*testing.T) func(int) player.Policy {
+			return func(int) player.Policy { return &player.Tables{TB: tb} }
+		}},
+		{"reference random", func(t *testing.T) func(int) player.Policy {
+			cp := testenv.GATReference(t) // skips without a checkout or a JDK
+			return func(int) player.Policy { return &referenceClient{cp} }
+		}},
 	}
 	var total fromWin
 	for _, opp := range opponents {
-		var f fromWin
-		var st stats
-		for i, setup := range starts {
-			tp := i % 2
-			var pols [2]player.Policy
-			pols[tp] = &player.Tables{TB: tb}
-			pols[1-tp] = opp.new(i)
-			t.Run(fmt.Sprintf("%s/%d", opp.name, i), func(t *testing.T) {
-				judge(t, tb, playMatch(t, setup, pols[0], pols[1]), pols, &st, &f)
-			})
-		}
-		t.Logf("against %s: %v", opp.name, f)
-		total.add(f)
+		t.Run(opp.name, func(t *testing.T) {
+			newOpponent := opp.opponent(t)
+			var f fromWin
+			var st stats
+			for i, setup := range starts {
+				tp := i % 2
+				var pols [2]player.Policy
+				pols[tp] = &player.Tables{TB: tb}
+				pols[1-tp] = newOpponent(i)
+				t.Run(fmt.Sprint(i), func(t *testing.T) {
+					judge(t, tb, playMatch(t, setup, pols[0], pols[1]), pols, &st, &f)
+				})
+			}
+			t.Logf("against %s: %v", opp.name, f)
+			total.add(f)
+		})
 	}
 	t.Logf("all: %v", total)
 }
