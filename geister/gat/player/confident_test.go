@@ -132,12 +132,13 @@ func TestConfidentCountsWins(t *testing.T) {
 	}
 }
 
-// A won game is not walked round a cycle: from a position that the tables
-// value as a win for the first player in both colourings the board allows
-// (checked here), where the table player used to shuffle a red to and fro
-// against itself until the 300-move draw, the table player never moves
-// from the same position three times while the tables choose its moves,
-// and the game does not end in the 300-move draw.
+// A won game is not walked round a cycle: from two starts the tables value
+// as wins for the first player, each in both colourings of the opponent's
+// two pieces (each row one colouring; its value is checked here), the
+// table player, against itself, used to go round a 4-ply cycle until the
+// 300-move draw. Now it never moves from the same position three times
+// while the tables choose its moves, and no game ends in the 300-move
+// draw (it may still lose: it cannot see the colours).
 func TestTablesLeaveCycles(t *testing.T) {
 	if !testenv.HasShared(t, "geister", "tables") {
 		t.Skip("the shared total-5 tables are not here")
@@ -146,6 +147,8 @@ func TestTablesLeaveCycles(t *testing.T) {
 	for _, setup := range []string{
 		"31B99b99b99b21R99r99r99r" + "51b99b99b99b01r99r99r99r",
 		"31B99b99b99b21R99r99r99r" + "01b99b99b99b51r99r99r99r",
+		"55B99b99b99b50R23R99r99r" + "00b99b99b99b24r99r99r99r",
+		"55B99b99b99b50R23R99r99r" + "24b99b99b99b00r99r99r99r",
 	} {
 		t.Run(setup, func(t *testing.T) {
 			g0, err := gat.ParseSetup(setup)
