@@ -333,9 +333,20 @@ loop:
 					bitOffs := offs
 					offs &= match
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-					sym = sym<<1 + 1 + m
-					offs ^= bitOffs & m
+					pr := &lit[(offs+bitOffs+sym)&0x3FF]
+					v := uint32(*pr)
+					bound := (rng >> 11) * v
+					if cod < bound {
+						rng = bound
+						*pr = uint16(v + (bitModelTotal-v)>>moveBits)
+						sym <<= 1
+						offs ^= bitOffs
+					} else {
+						rng -= bound
+						cod -= bound
+						*pr = uint16(v - v>>moveBits)
+						sym = sym<<1 | 1
+					}
 				}
 				if state < 10 {
 					state -= 3
