@@ -80,25 +80,51 @@ func init() {
 			}
 		}
 	}
-	rookTable = initMagics(&rookMagics, &rookSeeds, rookDirs, 0x9e3779b97f4a7c15)
-	bishopTable = initMagics(&bishopMagics, &bishopSeeds, bishopDirs, 0xd1b54a32d192ed03)
+	var rays [64][8]Bitboard
+	for sq := Square(0); sq < 64; sq++ {
+		for k, d := range allDirs {
+			rays[sq][k] = slideRay(sq, d, 0)
+		}
+	}
+	rookTable = initMagics(&rookMagics, &rookSeeds, &rays, 0, 0x9e3779b97f4a7c15)
+	bishopTable = initMagics(&bishopMagics, &bishopSeeds, &rays, 4, 0xd1b54a32d192ed03)
+	// a and b share a line when b is on one of a's rays; the squares
+	// between them are on a's ray towards b and b's ray back.
 	for a := Square(0); a < 64; a++ {
-		for b := Square(0); b < 64; b++ {
-			if a == b {
-				continue
-			}
-			for _, dirs := range [2][4][2]int{rookDirs, bishopDirs} {
-				for _, d := range dirs {
-					ray := slideRay(a, d, 0)
-					if !ray.Has(b) {
-						continue
-					}
-					between[a][b] = ray & slideRay(b, [2]int{-d[0], -d[1]}, 0)
-					line[a][b] = ray | slideRay(a, [2]int{-d[0], -d[1]}, 0) | SquareBB(a)
-				}
+		for k := range allDirs {
+			back := k ^ 1 // allDirs pairs each direction with its opposite
+			for r := rays[a][k]; r != 0; r &= r - 1 {
+				b := r.LSB()
+				between[a][b] = rays[a][k] & rays[b][back]
+				line[a][b] = rays[a][k] | rays[a][back] | SquareBB(a)
 			}
 		}
 	}
+}
+
+// allDirs are rookDirs then bishopDirs, each direction that goes up the
+// board (to higher squares) at an even index and its opposite after it.
+var allDirs = [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}}
+
+// rayAttacks is slideAttacks for the four directions allDirs[first:first+4]
+// from the empty-board rays: each ray is cut behind its first occupied
+// square, the lowest one on a ray that goes up the board and the highest on
+// one that goes down. Start-up fills the slider tables with it; the tests
+// check the tables against slideAttacks.
+func rayAttacks(rays *[64][8]Bitboard, sq Square, first int, occ Bitboard) Bitboard {
+	var att Bitboard
+	for k := first; k < first+4; k++ {
+		r := rays[sq&63][k&7]
+		if blk := r & occ; blk != 0 {
+			s := blk.LSB()
+			if k&1 != 0 {
+				s = Square(63 - bits.LeadingZeros64(uint64(blk)))
+			}
+			r &^= rays[s][k&7]
+		}
+		att |= r
+	}
+	return att
 }
 
 func onBoard(f, r int) bool { return f >= 0 && f < 8 && r >= 0 && r < 8 }
@@ -141,12 +167,18 @@ func relevantMask(sq Square, dirs [4][2]int) Bitboard {
 	return b
 }
 
-// initMagics fills the shared attack table and returns it, using the known
-// magic of each square when it maps every occupancy without a harmful
-// collision and searching for a new one otherwise.
-func initMagics(ms *[64]magic, known *[64]uint64, dirs [4][2]int, seed uint64) []Bitboard {
+// initMagics fills the shared attack table of the slider whose directions
+// are allDirs[first:first+4] and returns it, using the known magic of each
+// square when it maps every occupancy without a harmful collision and
+// searching for a new one otherwise.
+func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first int, seed uint64) []Bitboard {
 	rng := xorshift(seed)
-	var table []Bitboard
+	dirs := [4][2]int(allDirs[first : first+4])
+	total := 0
+	for sq := Square(0); sq < 64; sq++ {
+		total += 1 << relevantMask(sq, dirs).Count()
+	}
+	table := make([]Bitboard, 0, total)
 	var occs, atts []Bitboard
 	var used []int32
 	for sq := Square(0); sq < 64; sq++ {
@@ -161,7 +193,7 @@ func initMagics(ms *[64]magic, known *[64]uint64, dirs [4][2]int, seed uint64) [
 		var sub Bitboard
 		for {
 			occs = append(occs, sub)
-			atts = append(atts, slideAttacks(sq, dirs, sub))
+			atts = append(atts, rayAttacks(rays, sq, first, sub))
 			sub = (sub - m.mask) & m.mask
 			if sub == 0 {
 				break
