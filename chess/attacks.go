@@ -36,8 +36,17 @@ var (
 
 	rookMagics   [64]magic
 	bishopMagics [64]magic
-	rookTable    []Bitboard
-	bishopTable  []Bitboard
+	// The slider tables are arrays, not heap slices: they cost start-up no
+	// allocation, so the start-up heap stays below the first collection.
+	rookTable   [rookTableSize]Bitboard
+	bishopTable [bishopTableSize]Bitboard
+)
+
+// rookTableSize and bishopTableSize are the sums over the squares of
+// 2^(relevant squares): every occupancy of every square's rays.
+const (
+	rookTableSize   = 102400
+	bishopTableSize = 5248
 )
 
 type magic struct {
@@ -86,8 +95,8 @@ func init() {
 			rays[sq][k] = slideRay(sq, d, 0)
 		}
 	}
-	rookTable = initMagics(&rookMagics, &rookSeeds, &rays, 0, 0x9e3779b97f4a7c15)
-	bishopTable = initMagics(&bishopMagics, &bishopSeeds, &rays, 4, 0xd1b54a32d192ed03)
+	initMagics(&rookMagics, &rookSeeds, &rays, 0, 0x9e3779b97f4a7c15, rookTable[:])
+	initMagics(&bishopMagics, &bishopSeeds, &rays, 4, 0xd1b54a32d192ed03, bishopTable[:])
 	// a and b share a line when b is on one of a's rays; the squares
 	// between them are on a's ray towards b and b's ray back.
 	for a := Square(0); a < 64; a++ {
@@ -167,18 +176,14 @@ func relevantMask(sq Square, dirs [4][2]int) Bitboard {
 	return b
 }
 
-// initMagics fills the shared attack table of the slider whose directions
-// are allDirs[first:first+4] and returns it, using the known magic of each
+// initMagics fills table, the shared attack table of the slider whose
+// directions are allDirs[first:first+4], using the known magic of each
 // square when it maps every occupancy without a harmful collision and
 // searching for a new one otherwise.
-func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first int, seed uint64) []Bitboard {
+func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first int, seed uint64, table []Bitboard) {
 	rng := xorshift(seed)
 	dirs := [4][2]int(allDirs[first : first+4])
-	total := 0
-	for sq := Square(0); sq < 64; sq++ {
-		total += 1 << relevantMask(sq, dirs).Count()
-	}
-	table := make([]Bitboard, 0, total)
+	offset := 0
 	var occs, atts []Bitboard
 	var used []int32
 	for sq := Square(0); sq < 64; sq++ {
@@ -186,7 +191,7 @@ func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first i
 		m.mask = relevantMask(sq, dirs)
 		n := m.mask.Count()
 		m.shift = uint8(64 - n)
-		m.offset = uint32(len(table))
+		m.offset = uint32(offset)
 		size := 1 << n
 		occs, atts = occs[:0], atts[:0]
 		// Enumerate every subset of the mask (the carry-rippler trick).
@@ -199,7 +204,7 @@ func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first i
 				break
 			}
 		}
-		table = append(table, make([]Bitboard, size)...)
+		offset += size
 		if cap(used) < size {
 			used = make([]int32, size)
 		}
@@ -230,7 +235,9 @@ func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first i
 			}
 		}
 	}
-	return table
+	if offset != len(table) {
+		panic("chess: slider table size is wrong")
+	}
 }
 
 type xorshiftState struct{ s uint64 }
