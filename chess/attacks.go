@@ -115,25 +115,42 @@ func init() {
 // board (to higher squares) at an even index and its opposite after it.
 var allDirs = [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}}
 
-// rayAttacks is slideAttacks for the four directions allDirs[first:first+4]
-// from the empty-board rays: each ray is cut behind its first occupied
-// square, the lowest one on a ray that goes up the board and the highest on
-// one that goes down. Start-up fills the slider tables with it; the tests
-// check the tables against slideAttacks.
-func rayAttacks(rays *[64][8]Bitboard, sq Square, first int, occ Bitboard) Bitboard {
-	var att Bitboard
-	for k := first; k < first+4; k++ {
-		r := rays[sq&63][k&7]
-		if blk := r & occ; blk != 0 {
-			s := blk.LSB()
-			if k&1 != 0 {
-				s = Square(63 - bits.LeadingZeros64(uint64(blk)))
-			}
-			r &^= rays[s][k&7]
+// rayPart is one occupancy of a ray's relevant squares (all but the last)
+// and the ray's attacks under it.
+type rayPart struct{ occ, att Bitboard }
+
+// rayParts appends to buf and returns every occupancy of the relevant
+// squares of the ray from sq in direction allDirs[k], with its attacks: the
+// ray cut behind its first occupied square, the lowest one on a ray that
+// goes up the board (even k) and the highest on one that goes down.
+// Start-up fills the slider tables from these; the tests check the tables
+// against slideAttacks.
+func rayParts(rays *[64][8]Bitboard, sq Square, k int, buf []rayPart) []rayPart {
+	ray := rays[sq&63][k&7]
+	mask := ray
+	if ray != 0 {
+		last := Square(63 - bits.LeadingZeros64(uint64(ray))) // the far end going up
+		if k&1 != 0 {
+			last = ray.LSB()
 		}
-		att |= r
+		mask &^= SquareBB(last)
 	}
-	return att
+	buf = buf[:0]
+	var sub Bitboard
+	for {
+		att := ray
+		if sub != 0 {
+			s := sub.LSB()
+			if k&1 != 0 {
+				s = Square(63 - bits.LeadingZeros64(uint64(sub)))
+			}
+			att &^= rays[s&63][k&7]
+		}
+		buf = append(buf, rayPart{sub, att})
+		if sub = (sub - mask) & mask; sub == 0 {
+			return buf
+		}
+	}
 }
 
 func onBoard(f, r int) bool { return f >= 0 && f < 8 && r >= 0 && r < 8 }
@@ -186,6 +203,7 @@ func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first i
 	offset := 0
 	var occs, atts []Bitboard
 	var used []int32
+	var parts [4][]rayPart
 	for sq := Square(0); sq < 64; sq++ {
 		m := &ms[sq]
 		m.mask = relevantMask(sq, dirs)
@@ -194,14 +212,21 @@ func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first i
 		m.offset = uint32(offset)
 		size := 1 << n
 		occs, atts = occs[:0], atts[:0]
-		// Enumerate every subset of the mask (the carry-rippler trick).
-		var sub Bitboard
-		for {
-			occs = append(occs, sub)
-			atts = append(atts, rayAttacks(rays, sq, first, sub))
-			sub = (sub - m.mask) & m.mask
-			if sub == 0 {
-				break
+		// Every occupancy of the mask is one of each ray's own relevant
+		// squares, and its attacks are each ray's attacks under its part.
+		for i := range parts {
+			parts[i] = rayParts(rays, sq, first+i, parts[i])
+		}
+		for _, p0 := range parts[0] {
+			for _, p1 := range parts[1] {
+				o01, a01 := p0.occ|p1.occ, p0.att|p1.att
+				for _, p2 := range parts[2] {
+					o012, a012 := o01|p2.occ, a01|p2.att
+					for _, p3 := range parts[3] {
+						occs = append(occs, o012|p3.occ)
+						atts = append(atts, a012|p3.att)
+					}
+				}
 			}
 		}
 		offset += size
