@@ -458,21 +458,16 @@ loop:
 			}
 		}
 
-		// The length: 3 bits (0-7), 3 more (8-15) or 8 more (16-271).
+		// The length: 3 bits (0-7), 3 more (8-15) or 8 more (16-271). The
+		// two 3-bit trees share one decode, of the tree t chosen.
 		var length uint32
+		var t *[lenLowSyms]uint16
 		rng, cod, inp = rcNorm(rng, cod, in, inp)
 		bound = (rng >> 11) * uint32(ld.choice)
 		if cod < bound {
 			rng = bound
 			ld.choice += (bitModelTotal - ld.choice) >> moveBits
-			t := &ld.low[posState&(posStatesMax-1)]
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
-			rng, cod, m = rcTree(&t[1], rng, cod, 1)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
-			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
-			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
-			length = m - lenLowSyms
+			t = &ld.low[posState&(posStatesMax-1)]
 		} else {
 			rng -= bound
 			cod -= bound
@@ -482,14 +477,7 @@ loop:
 			if cod < bound {
 				rng = bound
 				ld.choice2 += (bitModelTotal - ld.choice2) >> moveBits
-				t := &ld.mid[posState&(posStatesMax-1)]
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcTree(&t[1], rng, cod, 1)
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcTree(&t[m&7], rng, cod, m)
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcTree(&t[m&7], rng, cod, m)
-				length = m - lenMidSyms + lenLowSyms
+				t, length = &ld.mid[posState&(posStatesMax-1)], lenLowSyms
 			} else {
 				rng -= bound
 				cod -= bound
@@ -501,6 +489,15 @@ loop:
 				}
 				length = m - lenHighSyms + lenLowSyms + lenMidSyms
 			}
+		}
+		if t != nil {
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&t[1], rng, cod, 1)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
+			length += m - lenLowSyms
 		}
 
 		if !isRep {
