@@ -2,6 +2,7 @@ package fusefs_test
 
 import (
 	"fmt"
+	"github.com/tbfs/tbfs/chessprobe"
 	"log"
 	"os"
 	"os/signal"
@@ -27,7 +28,7 @@ func ExampleMount() {
 	}
 	defer tb.Close()
 	tree := fusefs.New(fusefs.Config{
-		Prober:    fusefs.Collector{Prober: tb},
+		Prober:    fusefs.Collector{Prober: chessprobe.New(tb, nil)},
 		Tables:    []source.Source{src},
 		TableURLs: []string{"testdata/chesstb"},
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/tbfs/tbfs/chessprobe"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -36,7 +37,7 @@ func sharedServer(t testing.TB) (base, oracle string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
-	srv := httptest.NewServer(lichess.New(tb, nil).Handler())
+	srv := httptest.NewServer(lichess.New(chessprobe.New(tb, nil), nil).Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL, filepath.Join(dir, "oracle")
 }
