@@ -1,6 +1,6 @@
 // Package syzygy reads Syzygy endgame tablebases (.rtbw WDL tables and
 // .rtbz DTZ tables) through the source seam, giving the values the Fathom
-// prober gives: WDL with the cursed band, DTZ50'' in plies, and Fathom's
+// prober gives: WDL with the cursed band, DTZ50” in plies, and Fathom's
 // root ranking.
 //
 // A table file is a short header, one or more Huffman-coded sub-tables

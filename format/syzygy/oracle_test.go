@@ -184,3 +184,75 @@ func TestSharedOracleWDL(t *testing.T) {
 	tb, rows := sharedRows(t)
 	checkWDLRows(t, tb, rows)
 }
+
+func sign(v int) int {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// checkDTZRows compares DTZ at the root with the oracle's dtz column (its
+// sign from the wdl column), and after every move that does not zero the
+// clock with the move's dtz less the ply of the move itself (README: such a
+// move gets |DTZ of the child| + 1). A checkmated side gets -1 (python-chess's
+// convention, which the README quotes); the oracle's rows say dtz 0 there and
+// its mating moves say 1.
+func checkDTZRows(t *testing.T, tb *Tablebase, rows []oracleRow) {
+	ctx := context.Background()
+	bad, compared := 0, 0
+	report := func(format string, args ...any) {
+		bad++
+		if bad < 20 {
+			t.Errorf(format, args...)
+		}
+	}
+	for _, r := range rows {
+		pos := mustFEN(t, r.fen)
+		want := sign(r.wdl) * r.dtz
+		if pos.IsCheckmate() {
+			want = -1
+		}
+		compared++
+		got, err := tb.DTZ(ctx, &pos)
+		if err != nil || got != want {
+			report("line %d %s: DTZ = %d, %v; oracle %d", r.line, r.fen, got, err, want)
+			continue
+		}
+		for _, m := range r.moves {
+			mv, err := pos.ParseMove(m.uci)
+			if err != nil {
+				t.Fatalf("line %d: %v", r.line, err)
+			}
+			if pos.IsZeroing(mv) {
+				continue
+			}
+			child := pos.Play(mv)
+			want := 0
+			switch {
+			case child.IsCheckmate():
+				want = -1
+			case m.dtz != 0:
+				want = -sign(m.wdl) * (m.dtz - 1)
+			}
+			compared++
+			got, err := tb.DTZ(ctx, &child)
+			if err != nil || got != want {
+				report("line %d %s after %s: DTZ = %d, %v; oracle implies %d", r.line, r.fen, m.uci, got, err, want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d DTZ mismatches", bad)
+	}
+	t.Logf("%d rows, %d DTZ values compared", len(rows), compared)
+}
+
+// TestSharedOracleDTZ sweeps the whole of probe.tsv (arbiter: Fathom).
+func TestSharedOracleDTZ(t *testing.T) {
+	tb, rows := sharedRows(t)
+	checkDTZRows(t, tb, rows)
+}

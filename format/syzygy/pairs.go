@@ -18,12 +18,12 @@ const noChild = 0xfff
 
 // pairsData is the decoder of one sub-table.
 type pairsData struct {
-	constant bool  // every position has the same value
+	constant bool   // every position has the same value
 	constVal uint16 // that value
 
-	blockSize uint   // log2 of a block's byte size
-	idxBits   uint   // log2 of the sparse index's stride
-	minLen    int    // shortest code length
+	blockSize uint // log2 of a block's byte size
+	idxBits   uint // log2 of the sparse index's stride
+	minLen    int  // shortest code length
 	base      []uint64
 	offset    []uint16 // first symbol of each code length
 	// Symbols: leaf value or children, and how many values each expands

@@ -222,7 +222,7 @@ func (tb *Tablebase) probeWDL(ctx context.Context, pos *chess.Position) (int, bo
 	return v, false, nil
 }
 
-// probeDTZ returns pos's DTZ50'' for the side to move (Fathom's probe_dtz).
+// probeDTZ returns pos's DTZ50” for the side to move (Fathom's probe_dtz).
 func (tb *Tablebase) probeDTZ(ctx context.Context, pos *chess.Position) (int, error) {
 	wdl, zeroingBest, err := tb.probeWDL(ctx, pos)
 	if err != nil || wdl == 0 {
@@ -308,7 +308,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	return v, err
 }
 
-// DTZ returns the DTZ50'' of pos in plies for the side to move, as
+// DTZ returns the DTZ50” of pos in plies for the side to move, as
 // python-chess's probe_dtz: positive when the side to move wins, negative
 // when it loses, 0 for a draw, and |DTZ| > 100 in the cursed band (a win or
 // loss that the 50-move rule turns into a draw). The value may be one ply
