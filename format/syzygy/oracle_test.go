@@ -256,3 +256,71 @@ func TestSharedOracleDTZ(t *testing.T) {
 	tb, rows := sharedRows(t)
 	checkDTZRows(t, tb, rows)
 }
+
+// checkRootRows compares Root with Fathom's tb_probe_root on each row: the
+// root wdl and dtz, terminal flags, every move in Fathom's order with its
+// wdl and dtz, and the best move (the same move for wins and losses; for
+// draws, a move the oracle lists as drawing, since any is as good).
+func checkRootRows(t *testing.T, tb *Tablebase, rows []oracleRow) {
+	ctx := context.Background()
+	bad, sameDraw, draws := 0, 0, 0
+	report := func(format string, args ...any) {
+		bad++
+		if bad < 20 {
+			t.Errorf(format, args...)
+		}
+	}
+	for _, r := range rows {
+		pos := mustFEN(t, r.fen)
+		got, err := tb.Root(ctx, &pos)
+		if err != nil {
+			report("line %d %s: %v", r.line, r.fen, err)
+			continue
+		}
+		if r.terminal() {
+			mate := r.wdl == -2
+			if got.Checkmate != mate || got.Stalemate == mate || len(got.Moves) != 0 || got.WDL != r.wdl || got.DTZ != 0 || got.Best != chess.NoMove {
+				report("line %d %s: terminal %+v; oracle wdl %d", r.line, r.fen, got, r.wdl)
+			}
+			continue
+		}
+		if got.WDL != r.wdl || got.DTZ != r.dtz || got.Checkmate || got.Stalemate {
+			report("line %d %s: root %d/%d; oracle %d/%d", r.line, r.fen, got.WDL, got.DTZ, r.wdl, r.dtz)
+		}
+		if len(got.Moves) != len(r.moves) {
+			report("line %d %s: %d moves; oracle %d", r.line, r.fen, len(got.Moves), len(r.moves))
+			continue
+		}
+		drawing := map[string]bool{}
+		for i, m := range r.moves {
+			g := got.Moves[i]
+			if g.Move.UCI() != m.uci || g.WDL != m.wdl || g.DTZ != m.dtz {
+				report("line %d %s: move %d %s:%d:%d; oracle %s:%d:%d", r.line, r.fen, i, g.Move.UCI(), g.WDL, g.DTZ, m.uci, m.wdl, m.dtz)
+			}
+			if m.dtz == 0 {
+				drawing[m.uci] = true
+			}
+		}
+		if r.wdl == 0 {
+			draws++
+			if !drawing[got.Best.UCI()] {
+				report("line %d %s: best %s is not a drawing move", r.line, r.fen, got.Best.UCI())
+			}
+			if got.Best.UCI() == r.best {
+				sameDraw++
+			}
+		} else if got.Best.UCI() != r.best {
+			report("line %d %s: best %s; oracle %s", r.line, r.fen, got.Best.UCI(), r.best)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d root mismatches", bad)
+	}
+	t.Logf("%d rows; Fathom's own drawing move chosen in %d of %d draws", len(rows), sameDraw, draws)
+}
+
+// TestSharedOracleRoot sweeps the whole of probe.tsv (arbiter: Fathom).
+func TestSharedOracleRoot(t *testing.T) {
+	tb, rows := sharedRows(t)
+	checkRootRows(t, tb, rows)
+}
