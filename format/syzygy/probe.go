@@ -1,0 +1,328 @@
+package syzygy
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/tbfs/tbfs/chess"
+)
+
+// wdlToMap picks the DTZ map for a WDL value (-2..2).
+var wdlToMap = [5]int{1, 3, 0, 2, 0}
+
+// wdlToDTZ is the DTZ of a position whose zeroing move is its best move.
+var wdlToDTZ = [5]int{-1, -101, 0, 101, 1}
+
+// plyFlag is the DTZ flag that says values of a WDL class are in plies.
+var plyFlag = [5]uint8{dtzLossPlies, 0, 0, 0, dtzWinPlies}
+
+// checkPosition refuses positions no Syzygy table holds.
+func checkPosition(pos *chess.Position) error {
+	if pos.Castling() != 0 {
+		return fmt.Errorf("%w: castling rights %v", ErrBadPosition, pos.Castling())
+	}
+	if n := pos.Occupied().Count(); n > maxPieces {
+		return fmt.Errorf("%w: %d men", ErrBadPosition, n)
+	}
+	return nil
+}
+
+// probeTable returns the value the kind-k table stores for pos (its side
+// to move, without en-passant rights). For a DTZ table, wdl is the
+// position's WDL, which picks the map, and other reports that the table
+// stores only the other side to move.
+func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind, wdl int) (v int, other bool, err error) {
+	m := materialOf(pos)
+	if m.total() == 2 {
+		return 0, false, nil // bare kings
+	}
+	cm, swapped := m.canonical()
+	t, err := tb.table(ctx, k, cm)
+	if err != nil {
+		return 0, false, err
+	}
+	stm := pos.SideToMove()
+	flip, bside := false, 0
+	if t.lay.symmetric {
+		flip = stm == chess.Black
+	} else {
+		flip = swapped
+		if (stm == chess.White) == flip {
+			bside = 1
+		}
+	}
+	var p [maxPieces]int
+	fill := func(e *encInfo, i, mirror int) int {
+		pc := e.pieces[i]
+		c := chess.Color(pc >> 3)
+		if flip {
+			c = c.Other()
+		}
+		for bb := pos.Pieces(c, chess.PieceType(pc&7)); bb != 0 && i < t.lay.num; {
+			p[i] = int(bb.PopLSB()) ^ mirror
+			i++
+		}
+		return i
+	}
+	side := bside
+	if k == KindDTZ {
+		side = 0
+	}
+	file := 0
+	var e *encInfo
+	var idx uint64
+	ok := true
+	if !t.lay.hasPawns {
+		if k == KindDTZ && int(t.dtzFlags[0]&dtzSecondSide) != bside && !t.lay.symmetric {
+			return 0, true, nil
+		}
+		if e = t.parts[0][side]; e == nil {
+			return 0, false, &FileError{File: t.name, Err: corruptf("no sub-table for the second side to move")}
+		}
+		for i := 0; i < t.lay.num; {
+			i = fill(e, i, 0)
+		}
+		idx, ok = e.encode(&t.lay, p[:t.lay.num], encPiece)
+	} else {
+		mirror := 0
+		if flip {
+			mirror = 0x38
+		}
+		i := fill(t.parts[0][0], 0, mirror)
+		file = leadingPawn(&t.lay, p[:])
+		if k == KindDTZ && int(t.dtzFlags[file]&dtzSecondSide) != bside && !t.lay.symmetric {
+			return 0, true, nil
+		}
+		if e = t.parts[file][side]; e == nil {
+			return 0, false, &FileError{File: t.name, Err: corruptf("no sub-table for the second side to move")}
+		}
+		for i < t.lay.num {
+			i = fill(e, i, mirror)
+		}
+		idx, ok = e.encode(&t.lay, p[:t.lay.num], encFile)
+	}
+	if !ok {
+		return 0, false, &FileError{File: t.name, Err: corruptf("position %s has no index", pos.FEN())}
+	}
+	raw, err := t.lookup(ctx, e, 2*file+side, idx)
+	if err != nil {
+		return 0, false, err
+	}
+	if k == KindWDL {
+		if raw > 4 {
+			return 0, false, &FileError{File: t.name, Err: corruptf("WDL value %d", raw)}
+		}
+		return int(raw) - 2, false, nil
+	}
+	v = int(raw)
+	flags := t.dtzFlags[file]
+	if flags&dtzMapped != 0 {
+		mp := t.dtzMaps[file][wdlToMap[wdl+2]]
+		if v >= len(mp) {
+			return 0, false, &FileError{File: t.name, Err: corruptf("DTZ value %d past its map (%d)", v, len(mp))}
+		}
+		v = int(mp[v])
+	}
+	if flags&plyFlag[wdl+2] == 0 || wdl&1 != 0 {
+		v *= 2
+	}
+	return v, false, nil
+}
+
+// captureMoves appends pos's legal captures (en passant included) to dst.
+func captureMoves(pos *chess.Position, dst []chess.Move) []chess.Move {
+	var buf [256]chess.Move
+	for _, m := range pos.LegalMoves(buf[:0]) {
+		if pos.IsCapture(m) {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
+// alphaBeta resolves captures: the WDL of pos (which has no en-passant
+// rights) within the window (alpha, beta).
+func (tb *Tablebase) alphaBeta(ctx context.Context, pos *chess.Position, alpha, beta int) (int, error) {
+	var buf [64]chess.Move
+	for _, m := range captureMoves(pos, buf[:0]) {
+		child := pos.Play(m)
+		v, err := tb.alphaBeta(ctx, &child, -beta, -alpha)
+		if err != nil {
+			return 0, err
+		}
+		v = -v
+		if v > alpha {
+			if v >= beta {
+				return v, nil
+			}
+			alpha = v
+		}
+	}
+	v, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
+	if err != nil {
+		return 0, err
+	}
+	return max(alpha, v), nil
+}
+
+// probeWDL returns pos's WDL for the side to move and whether a zeroing
+// capture (or an en-passant capture) is a best move, in which case the DTZ
+// table must not be trusted for pos.
+func (tb *Tablebase) probeWDL(ctx context.Context, pos *chess.Position) (int, bool, error) {
+	bestCap, bestEP := -3, -3
+	var buf [64]chess.Move
+	caps := captureMoves(pos, buf[:0])
+	for _, m := range caps {
+		child := pos.Play(m)
+		v, err := tb.alphaBeta(ctx, &child, -2, -bestCap)
+		if err != nil {
+			return 0, false, err
+		}
+		v = -v
+		if v > bestCap {
+			if v == 2 {
+				return 2, true, nil
+			}
+			if !m.IsEnPassant() {
+				bestCap = v
+			} else if v > bestEP {
+				bestEP = v
+			}
+		}
+	}
+	v, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	if bestEP > bestCap {
+		if bestEP > v {
+			return bestEP, true, nil
+		}
+		bestCap = bestEP
+	}
+	if bestCap >= v {
+		return bestCap, bestCap > 0, nil
+	}
+	if bestEP > -3 && v == 0 {
+		// The table value is that of the position without en-passant
+		// rights; if that position is stalemate, the capture decides.
+		var all [256]chess.Move
+		onlyEP := true
+		for _, m := range pos.LegalMoves(all[:0]) {
+			if !m.IsEnPassant() {
+				onlyEP = false
+				break
+			}
+		}
+		if onlyEP && !pos.InCheck() {
+			return bestEP, true, nil
+		}
+	}
+	return v, false, nil
+}
+
+// probeDTZ returns pos's DTZ50” for the side to move (Fathom's probe_dtz).
+func (tb *Tablebase) probeDTZ(ctx context.Context, pos *chess.Position) (int, error) {
+	wdl, zeroingBest, err := tb.probeWDL(ctx, pos)
+	if err != nil || wdl == 0 {
+		return 0, err
+	}
+	if zeroingBest {
+		return wdlToDTZ[wdl+2], nil
+	}
+	var buf [256]chess.Move
+	moves := pos.LegalMoves(buf[:0])
+	if wdl > 0 {
+		// A pawn move that keeps the win is a zeroing move one ply away.
+		for _, m := range moves {
+			if pos.PieceAt(m.From()).Type() != chess.Pawn || pos.IsCapture(m) {
+				continue
+			}
+			child := pos.Play(m)
+			v, _, err := tb.probeWDL(ctx, &child)
+			if err != nil {
+				return 0, err
+			}
+			if -v == wdl {
+				return wdlToDTZ[wdl+2], nil
+			}
+		}
+	}
+	d, other, err := tb.probeTable(ctx, pos, KindDTZ, wdl)
+	if err != nil {
+		return 0, err
+	}
+	if !other {
+		if wdl > 0 {
+			return wdlToDTZ[wdl+2] + d, nil
+		}
+		return wdlToDTZ[wdl+2] - d, nil
+	}
+	// The table holds the other side to move: one ply of search.
+	best := math.MaxInt
+	if wdl < 0 {
+		best = wdlToDTZ[wdl+2]
+	}
+	for _, m := range moves {
+		if pos.IsZeroing(m) {
+			continue
+		}
+		child := pos.Play(m)
+		v, err := tb.probeDTZ(ctx, &child)
+		if err != nil {
+			return 0, err
+		}
+		v = -v
+		switch {
+		case v == 1 && child.IsCheckmate():
+			best = 1
+		case wdl > 0:
+			if v > 0 && v+1 < best {
+				best = v + 1
+			}
+		default:
+			best = min(best, v-1)
+		}
+	}
+	if best == math.MaxInt {
+		return 0, corruptf("won position %s has no winning move in the tables", pos.FEN())
+	}
+	return best, nil
+}
+
+// WDL returns the table WDL of pos for the side to move: -2 loss, -1
+// blessed loss (a loss that the 50-move rule saves), 0 draw, 1 cursed win,
+// 2 win. The half-move clock is ignored; en passant is taken into account.
+// These are python-chess's probe_wdl and Fathom's tb_probe_wdl values.
+func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) {
+	done, err := tb.enter()
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	if err := checkPosition(pos); err != nil {
+		return 0, err
+	}
+	v, _, err := tb.probeWDL(ctx, pos)
+	return v, err
+}
+
+// DTZ returns the DTZ50” of pos in plies for the side to move, as
+// python-chess's probe_dtz: positive when the side to move wins, negative
+// when it loses, 0 for a draw, and |DTZ| > 100 in the cursed band (a win or
+// loss that the 50-move rule turns into a draw). The value may be one ply
+// more than the truth where the table stores moves rather than plies, as
+// the format allows. A checkmated side gets -1, the value of a position
+// whose (lost) zeroing has just happened. The clock is ignored.
+func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) {
+	done, err := tb.enter()
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	if err := checkPosition(pos); err != nil {
+		return 0, err
+	}
+	return tb.probeDTZ(ctx, pos)
+}

@@ -1,0 +1,293 @@
+package syzygy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/source"
+)
+
+// DefaultBlockCacheBytes is the decoded-block budget used when
+// Options.BlockCacheBytes is zero.
+const DefaultBlockCacheBytes = 64 << 20
+
+// DefaultMissingTTL is MissingTTL's default.
+const DefaultMissingTTL = 5 * time.Minute
+
+// Options tune a Tablebase.
+type Options struct {
+	// BlockCacheBytes bounds the decoded blocks held across every open
+	// table. Zero means DefaultBlockCacheBytes.
+	BlockCacheBytes int64
+	// BlockCache, when set, is a cache shared with other readers (chesstb),
+	// so one budget bounds them all; BlockCacheBytes is then ignored.
+	BlockCache *blockcache.Cache
+	// MissingTTL is how long "no source has this table" is remembered
+	// before the sources are asked again. Zero means DefaultMissingTTL;
+	// negative, for the life of the Tablebase.
+	MissingTTL time.Duration
+	// Now tells the time for MissingTTL; nil means time.Now.
+	Now func() time.Time
+}
+
+// Tablebase answers probes from the Syzygy tables found in its sources. It
+// is safe for concurrent use.
+type Tablebase struct {
+	srcs  []source.Source
+	cache *blockcache.Cache
+	opts  Options
+
+	mu       sync.RWMutex
+	tables   map[tableKey]*tableSlot
+	closed   bool
+	inflight sync.WaitGroup
+}
+
+type tableKey struct {
+	kind Kind
+	mat  material // canonical
+}
+
+// tableSlot opens one table at most once; a transient failure is not kept.
+type tableSlot struct {
+	mu   sync.Mutex
+	done atomic.Pointer[slotResult]
+}
+
+type slotResult struct {
+	file *tableFile
+	err  error
+	at   time.Time
+}
+
+// Open returns a Tablebase over srcs, searched in order: for each table the
+// first source holding it wins. A table is looked up in the kind's folder
+// (wdl/ or dtz/) and then at the root of each source. Tables are opened
+// when first needed. The sources stay owned by the caller and must outlive
+// the Tablebase.
+func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
+	if len(srcs) == 0 {
+		return nil, errors.New("syzygy: Open needs at least one source")
+	}
+	cache := opts.BlockCache
+	if cache == nil {
+		budget := opts.BlockCacheBytes
+		if budget == 0 {
+			budget = DefaultBlockCacheBytes
+		}
+		if budget < 0 {
+			return nil, fmt.Errorf("syzygy: negative BlockCacheBytes %d", budget)
+		}
+		cache = blockcache.New(budget)
+	}
+	return &Tablebase{
+		srcs:   append([]source.Source(nil), srcs...),
+		cache:  cache,
+		opts:   opts,
+		tables: make(map[tableKey]*tableSlot),
+	}, nil
+}
+
+// Close waits for probes in flight, then releases every open table file.
+// Probes started after Close fail with ErrClosed.
+func (tb *Tablebase) Close() error {
+	tb.mu.Lock()
+	if tb.closed {
+		tb.mu.Unlock()
+		return nil
+	}
+	tb.closed = true
+	tb.mu.Unlock()
+	tb.inflight.Wait()
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	var errs []error
+	for _, s := range tb.tables {
+		if r := s.done.Load(); r != nil && r.file != nil {
+			tb.cache.DropFile(r.file.id)
+			if err := r.file.obj.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	tb.tables = nil
+	return errors.Join(errs...)
+}
+
+// enter registers a probe in flight; the caller must call the returned
+// function when done.
+func (tb *Tablebase) enter() (func(), error) {
+	tb.mu.RLock()
+	defer tb.mu.RUnlock()
+	if tb.closed {
+		return nil, ErrClosed
+	}
+	tb.inflight.Add(1)
+	return tb.inflight.Done, nil
+}
+
+func (tb *Tablebase) now() time.Time {
+	if tb.opts.Now != nil {
+		return tb.opts.Now()
+	}
+	return time.Now()
+}
+
+// stale reports whether r is a remembered miss older than MissingTTL.
+func (tb *Tablebase) stale(r *slotResult) bool {
+	ttl := tb.opts.MissingTTL
+	if r.file != nil || ttl < 0 || !errors.Is(r.err, ErrNoTable) {
+		return false
+	}
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
+	return tb.now().Sub(r.at) >= ttl
+}
+
+// table returns the open kind-k table of canonical material m.
+func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile, error) {
+	key := tableKey{k, m}
+	tb.mu.RLock()
+	s := tb.tables[key]
+	tb.mu.RUnlock()
+	if s != nil {
+		if r := s.done.Load(); r != nil && !tb.stale(r) {
+			return r.file, r.err
+		}
+	} else {
+		tb.mu.Lock()
+		if tb.tables == nil {
+			tb.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if s = tb.tables[key]; s == nil {
+			s = &tableSlot{}
+			tb.tables[key] = s
+		}
+		tb.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.done.Load(); r != nil && !tb.stale(r) {
+		return r.file, r.err
+	}
+	asked := tb.now()
+	f, err := tb.openTable(ctx, k, m)
+	if err != nil && !errors.Is(err, ErrNoTable) && !errors.Is(err, ErrCorrupt) {
+		return nil, err // transient, changed, cancelled: try again next time
+	}
+	if f != nil {
+		f.cache = tb.cache
+		f.forget = func() { tb.forget(key, f) }
+	}
+	s.done.Store(&slotResult{file: f, err: err, at: asked})
+	return f, err
+}
+
+// forget drops f from its slot, once a read found its object replaced, so
+// the next probe opens the new version.
+func (tb *Tablebase) forget(key tableKey, f *tableFile) {
+	tb.mu.RLock()
+	s := tb.tables[key]
+	tb.mu.RUnlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	r := s.done.Load()
+	dropped := r != nil && r.file == f
+	if dropped {
+		s.done.Store(nil)
+	}
+	s.mu.Unlock()
+	if dropped {
+		tb.cache.DropFile(f.id)
+		f.obj.Close()
+	}
+}
+
+// openTable finds and opens a table file.
+func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableFile, error) {
+	base := m.name() + k.Ext()
+	names := [2]string{k.String() + "/" + base, base}
+	for _, src := range tb.srcs {
+		for _, name := range names {
+			obj, err := src.Open(ctx, name)
+			if errors.Is(err, source.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, &FileError{File: name, Err: err}
+			}
+			f, err := openFile(ctx, obj, name, k, m)
+			if err != nil {
+				obj.Close()
+				return nil, &FileError{File: name, Err: err}
+			}
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNoTable, base)
+}
+
+// checkChanged forgets the file when err says its object was replaced.
+func (t *tableFile) checkChanged(err error) {
+	if err != nil && t.forget != nil && errors.Is(err, source.ErrChanged) {
+		t.forget()
+	}
+}
+
+// lookup returns the stored value of position idx of sub-table e (part
+// number pn within the file, for the cache key).
+func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) (uint16, error) {
+	d := e.pairs
+	if d.constant {
+		return d.constVal, nil
+	}
+	if idx >= e.size {
+		return 0, &FileError{File: t.name, Err: corruptf("position %d past the table (%d)", idx, e.size)}
+	}
+	block, lit, err := d.locate(idx)
+	if err != nil {
+		return 0, &FileError{File: t.name, Err: err}
+	}
+	key := blockcache.Key{File: t.id, Frame: uint8(pn), Block: uint64(block)}
+	v, ok := t.cache.Peek(key)
+	if !ok {
+		v, err = t.cache.GetValue(ctx, key, func() (any, int64, error) {
+			b, err := t.readBlock(ctx, d, block)
+			if err != nil {
+				return nil, 0, err
+			}
+			return b, b.bytes(), nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return d.value(v.(*decodedBlock), lit), nil
+}
+
+// readBlock fetches and decodes one block.
+func (t *tableFile) readBlock(ctx context.Context, d *pairsData, block uint32) (*decodedBlock, error) {
+	n := int64(1) << d.blockSize
+	off := d.dataOff + int64(block)<<d.blockSize
+	buf := make([]byte, n)
+	got, err := t.obj.ReadAt(ctx, buf, off, source.HintData)
+	if err != nil && !(errors.Is(err, io.EOF) && int64(got) == n) {
+		t.checkChanged(err)
+		return nil, &FileError{File: t.name, Err: err}
+	}
+	b, err := d.decodeBlock(buf, block)
+	if err != nil {
+		return nil, &FileError{File: t.name, Err: err}
+	}
+	return b, nil
+}
