@@ -6,6 +6,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/format/syzygy"
 )
 
 // SyzygyTables is what the Prober needs from Syzygy tables (OpenSyzygy
@@ -45,9 +46,10 @@ func (e *syzygyClass) Is(target error) bool { return target == e.class }
 
 // Syzygy reader errors, classified by syzygyErr.
 var (
-	errSyzygyNoTable     = errors.New("syzygy: table not found")
-	errSyzygyBadPosition = errors.New("syzygy: position outside the tables' domain")
-	errSyzygyCorrupt     = errors.New("syzygy: corrupt table")
+	errSyzygyNoTable     = syzygy.ErrNoTable
+	errSyzygyBadPosition = syzygy.ErrBadPosition
+	errSyzygyCorrupt     = syzygy.ErrCorrupt
+	errSyzygyClosed      = syzygy.ErrClosed
 )
 
 // syzygyErr classifies a Syzygy reader error.
@@ -56,10 +58,44 @@ func syzygyErr(err error) error {
 		{errSyzygyNoTable, chesstb.ErrNoTable},
 		{errSyzygyBadPosition, chesstb.ErrBadPosition},
 		{errSyzygyCorrupt, chesstb.ErrCorrupt},
+		{errSyzygyClosed, chesstb.ErrClosed},
 	} {
 		if errors.Is(err, c.syz) && !errors.Is(err, c.ctb) {
 			return &syzygyClass{err: err, class: c.ctb}
 		}
 	}
 	return err
+}
+
+// SyzygyReader adapts format/syzygy's reader to SyzygyTables.
+type SyzygyReader struct{ TB *syzygy.Tablebase }
+
+var _ SyzygyTables = SyzygyReader{}
+
+// WDL is the reader's WDL.
+func (r SyzygyReader) WDL(ctx context.Context, pos *chess.Position) (int, error) {
+	return r.TB.WDL(ctx, pos)
+}
+
+// DTZ is the reader's DTZ. The reader does not say which values its
+// tables store rounded, so only a draw's 0 is reported as precise: a
+// rounded value is never passed off as precise, at the cost of a
+// precise_dtz left null that lila would fill (see lichess's lilaDTZ,
+// which takes the precise value from chesstb where it answers too).
+func (r SyzygyReader) DTZ(ctx context.Context, pos *chess.Position) (int, bool, error) {
+	d, err := r.TB.DTZ(ctx, pos)
+	return d, d == 0, err
+}
+
+// Root is the reader's Root, its moves in Fathom's order.
+func (r SyzygyReader) Root(ctx context.Context, pos *chess.Position) ([]SyzygyMove, error) {
+	root, err := r.TB.Root(ctx, pos)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SyzygyMove, len(root.Moves))
+	for i, m := range root.Moves {
+		out[i] = SyzygyMove{Move: m.Move, WDL: m.WDL, DTZ: m.DTZ}
+	}
+	return out, nil
 }

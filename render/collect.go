@@ -165,9 +165,14 @@ func fromResult(res *chessprobe.Result, clock, before int) (Values, map[Metric]s
 	} else {
 		un[MetricWDL] = reason(res, chesstb.MetricWDL)
 	}
-	if res.HasDTZ {
+	switch {
+	case res.HasDTZ:
 		v.DTZ = intPtr(res.DTZ)
-	} else {
+	case v.SyzygyDTZ != nil:
+		// Only Syzygy holds it, and not as an exact plain distance: the
+		// DTZ is the table's DTZ50'' as it stands (SyzygyDTZ says so).
+		v.DTZ = intPtr(*v.SyzygyDTZ)
+	default:
 		un[MetricDTZ] = reason(res, chesstb.MetricDTZ)
 	}
 	if res.HasDTM {

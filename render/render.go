@@ -76,14 +76,17 @@ type DTC struct {
 // Values are the answers for one position. A nil metric is one no table
 // answered; Report.Unavailable says why.
 type Values struct {
-	Category  Category `json:"category,omitempty"`
-	WDL       *int     `json:"wdl,omitempty"`
-	DTZ       *int     `json:"dtz,omitempty"`
-	DTM       *int     `json:"dtm,omitempty"`
-	DTM50     *int     `json:"dtm50,omitempty"`
-	DTC       *DTC     `json:"dtc,omitempty"`
-	Checkmate bool     `json:"checkmate"`
-	Stalemate bool     `json:"stalemate"`
+	Category Category `json:"category,omitempty"`
+	WDL      *int     `json:"wdl,omitempty"`
+	// DTZ is chesstb's plain distance to the next zeroing move where
+	// chesstb answers it (or Syzygy's converts exactly); where only Syzygy
+	// does, it is the Syzygy DTZ50'' as it stands, as in SyzygyDTZ.
+	DTZ       *int `json:"dtz,omitempty"`
+	DTM       *int `json:"dtm,omitempty"`
+	DTM50     *int `json:"dtm50,omitempty"`
+	DTC       *DTC `json:"dtc,omitempty"`
+	Checkmate bool `json:"checkmate"`
+	Stalemate bool `json:"stalemate"`
 	// Formats are the table formats that answered ("chesstb", "syzygy");
 	// none for a position the board alone settles.
 	Formats []string `json:"formats,omitempty"`

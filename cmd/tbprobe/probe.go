@@ -142,5 +142,5 @@ func probeFEN(ctx context.Context, ts *tableSet, fen string, opts probeOptions) 
 	if opts.hmc >= 0 {
 		pos.SetHalfmoveClock(opts.hmc)
 	}
-	return render.Collect(ctx, ts.tb, &pos, opts.children)
+	return render.Collect(ctx, ts.probe, &pos, opts.children)
 }
