@@ -60,9 +60,15 @@ func PlainDTZ(s *SyzygyAnswer) (int, bool) {
 //   - the WDL classes are equal (both are the tables' class, -2..2, blind
 //     to the clock), and
 //   - where both have a DTZ, Syzygy's DTZ50″ has the sign of chesstb's
-//     converted to DTZ50″ (SyzygyDTZOf) and the same size, or, where the
-//     Syzygy value may be rounded (a table storing moves, not plies: n
-//     stands for n or n+1 plies), one ply less.
+//     converted to DTZ50″ (want, SyzygyDTZOf) and its size (DTZAgrees):
+//     equal, or where the Syzygy value may be rounded (a table storing
+//     moves, not plies: n stands for n or n+1 plies) one ply less; for a
+//     blessed loss, at most want's size. chesstb's DTZ there is the
+//     loser's longest line over every move, the 50-move rule aside, while
+//     DTZ50″ takes the longest among the moves that keep the loss saved, so
+//     chesstb's can only be longer. (In 2N5/6NK/8/8/k7/8/6p1/8 w, both
+//     formats agree on every move: Kg8 and Ne7 leave Black a cursed win at
+//     DTZ 1, Nb6+ a clean win at 3; DTZ50″ is -102 and chesstb's -4.)
 //
 // A side already checkmated is not compared: the board settles it, and the
 // two conventions give it DTZ 0 (chesstb) and -1 (Syzygy).
@@ -77,23 +83,31 @@ func Agree(ctb *chesstb.Result, syz *SyzygyAnswer) error {
 		return nil
 	}
 	want := SyzygyDTZOf(ctb.Category(), ctb.DTZ)
-	if DTZAgrees(want, syz.DTZ, syz.Precise) {
+	if DTZAgrees(ctb.Category(), want, syz.DTZ, syz.Precise) {
 		return nil
 	}
-	rounding := ""
-	if !syz.Precise {
-		rounding = fmt.Sprintf(" or %d, the table's value being rounded", want-sign(want))
+	allowed := ""
+	switch {
+	case ctb.Category() == chesstb.BlessedLoss:
+		allowed = fmt.Sprintf(" or less, to %d", -dtzBand-1)
+	case !syz.Precise:
+		allowed = fmt.Sprintf(" or %d, the table's value being rounded", want-sign(want))
 	}
-	return fmt.Errorf("%w: DTZ %d in chesstb's %s (DTZ50″ %d%s), %d in Syzygy's", ErrDisagree, ctb.DTZ, ctb.Material, want, rounding, syz.DTZ)
+	return fmt.Errorf("%w: DTZ %d in chesstb's %s (DTZ50″ %d%s), %d in Syzygy's", ErrDisagree, ctb.DTZ, ctb.Material, want, allowed, syz.DTZ)
 }
 
-// DTZAgrees reports whether a Syzygy DTZ50″ got agrees with the exact
-// DTZ50″ want: equal, or where got may be rounded, one ply short of it.
-func DTZAgrees(want, got int, precise bool) bool {
-	if want == got {
+// DTZAgrees reports whether a Syzygy DTZ50″ got agrees with want, the
+// DTZ50″ of chesstb's distance for a position of class c (see Agree).
+func DTZAgrees(c chesstb.Category, want, got int, precise bool) bool {
+	switch {
+	case want == got:
 		return true
+	case sign(want) != sign(got):
+		return false
+	case c == chesstb.BlessedLoss:
+		return got < -dtzBand && got >= want
 	}
-	return !precise && sign(want) == sign(got) && abs(want) == abs(got)+1
+	return !precise && abs(want) == abs(got)+1
 }
 
 func abs(n int) int {
