@@ -74,7 +74,7 @@ func abs(v int) int {
 	return v
 }
 
-// clockClass is the root class at clock c of a table DTZ50'' d as the
+// clockClass is the root class at clock c of a table DTZ50” d as the
 // README of the oracle states Fathom's rule: decisive when |d| + c <= 100,
 // cursed or blessed otherwise.
 func clockClass(d, c int) int {
@@ -94,7 +94,7 @@ func oracleRows(t *testing.T) []syzygyoracle.Row {
 }
 
 // checkRow compares one probe and ranking with the oracle row (arbiter:
-// Fathom): the root's Syzygy DTZ50'' and its class at the clock, every
+// Fathom): the root's Syzygy DTZ50” and its class at the clock, every
 // move's class at the clock and Fathom's per-move DTZ, and Fathom's
 // tb_probe_root move among those ranked best, with its values.
 func checkRow(ctx context.Context, p *chessprobe.Prober, r *syzygyoracle.Row) error {
@@ -221,7 +221,7 @@ func TestOracleBothFormats(t *testing.T) {
 // TestAgreeOnTheOracles checks the agreement rule itself on the two
 // references' own outputs, without our readers: for every position in
 // both oracle files, chesstb's probe_fen class and DTZ (chesstb oracle)
-// against Fathom's DTZ50'' (Syzygy oracle, the table class from its DTZ).
+// against Fathom's DTZ50” (Syzygy oracle, the table class from its DTZ).
 func TestAgreeOnTheOracles(t *testing.T) {
 	ctbRows := chesstboracle.Read(t, testenv.Shared(t, "chesstb", "oracle", "probe.tsv"))
 	byFEN := map[string]chesstboracle.Row{}
@@ -249,7 +249,7 @@ func TestAgreeOnTheOracles(t *testing.T) {
 	t.Logf("%d positions of both oracles agree", compared)
 }
 
-// tableClass is the table class of a DTZ50'' (cursed beyond ±100).
+// tableClass is the table class of a DTZ50” (cursed beyond ±100).
 func tableClass(d int) int {
 	switch {
 	case d > 100:
@@ -265,7 +265,7 @@ func tableClass(d int) int {
 }
 
 // TestAgreeRule pins the rule's edges, each row from the conventions: the
-// DTZ50'' cursed band (README of the Syzygy oracle: a zeroing move is dtz
+// DTZ50” cursed band (README of the Syzygy oracle: a zeroing move is dtz
 // or dtz-100 plies away), rounding (python-chess: n may mean n+1), and
 // WDL classes that must match exactly.
 func TestAgreeRule(t *testing.T) {
@@ -346,7 +346,6 @@ func TestDisagreeingTables(t *testing.T) {
 		t.Error("no probe of the misnamed tables failed")
 	}
 }
-
 
 func copyFile(t testing.TB, from, to string) {
 	t.Helper()
