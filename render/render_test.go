@@ -38,9 +38,11 @@ func openTables(t testing.TB, dir string) (*chesstb.Tablebase, source.Source) {
 // in each of its moves.
 var (
 	reportKeys = map[string]bool{"fen": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
-		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "moves": true, "error": true}
+		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "moves": true, "error": true,
+		"formats": true, "syzygy_dtz": true, "precise_dtz": true}
 	moveKeys = map[string]bool{"uci": true, "san": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
-		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "error": true}
+		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "error": true,
+		"formats": true, "syzygy_dtz": true, "precise_dtz": true}
 )
 
 // categoryValue orders lichess's categories for the side to move.
