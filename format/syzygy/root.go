@@ -201,4 +201,3 @@ func abs(v int) int {
 	}
 	return v
 }
-
