@@ -68,11 +68,10 @@ func (tb *Tablebase) findObject(ctx context.Context, k Kind, m material) (source
 // stored one, as the generator's tbcheck does; a mismatch is ErrCorrupt.
 // It reads the whole file.
 func (tb *Tablebase) VerifyChecksum(ctx context.Context, kind Kind, material string) error {
-	done, err := tb.enter()
-	if err != nil {
+	if err := tb.enter(); err != nil {
 		return err
 	}
-	defer done()
+	defer tb.inflight.Done()
 	m, ok := parseMaterial(material)
 	if !ok {
 		return fmt.Errorf("syzygy: bad material %q", material)

@@ -136,16 +136,16 @@ func (tb *Tablebase) Close() error {
 	return errors.Join(errs...)
 }
 
-// enter registers a probe in flight; the caller must call the returned
-// function when done.
-func (tb *Tablebase) enter() (func(), error) {
+// enter registers a probe in flight; the caller must call
+// tb.inflight.Done when done.
+func (tb *Tablebase) enter() error {
 	tb.mu.RLock()
 	defer tb.mu.RUnlock()
 	if tb.closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	tb.inflight.Add(1)
-	return tb.inflight.Done, nil
+	return nil
 }
 
 func (tb *Tablebase) now() time.Time {
