@@ -324,3 +324,17 @@ func TestSharedOracleRoot(t *testing.T) {
 	tb, rows := sharedRows(t)
 	checkRootRows(t, tb, rows)
 }
+
+// TestFixtureOracle runs the three sweeps over the committed fixture tables
+// and their rows of the oracle (testdata/syzygy/README.md), so a fresh
+// clone without ../shared checks values too (arbiter: Fathom).
+func TestFixtureOracle(t *testing.T) {
+	tb := openDir(t, testenv.Testdata(t, "syzygy"))
+	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	if len(rows) < 1000 {
+		t.Fatalf("only %d fixture rows", len(rows))
+	}
+	t.Run("WDL", func(t *testing.T) { checkWDLRows(t, tb, rows) })
+	t.Run("DTZ", func(t *testing.T) { checkDTZRows(t, tb, rows) })
+	t.Run("Root", func(t *testing.T) { checkRootRows(t, tb, rows) })
+}

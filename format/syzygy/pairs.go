@@ -3,7 +3,6 @@ package syzygy
 import (
 	"encoding/binary"
 	"fmt"
-	"sort"
 )
 
 // A sub-table's values are compressed in two stages. Runs of values were
@@ -263,8 +262,21 @@ func (d *pairsData) decodeBlock(buf []byte, block uint32) (*decodedBlock, error)
 
 // value returns the value at place lit of a decoded block.
 func (d *pairsData) value(b *decodedBlock, lit int) uint16 {
-	i := sort.Search(len(b.ends), func(i int) bool { return b.ends[i] > uint32(lit) })
-	sym := b.syms[i]
+	// The first symbol whose end lies past lit holds it.
+	lo, hi := 0, len(b.ends)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if b.ends[mid] > uint32(lit) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo == len(b.ends) {
+		return 0 // not reached: locate keeps lit inside the block
+	}
+	sym := b.syms[lo]
+	i := lo
 	off := uint32(lit) - (b.ends[i] - d.span[sym])
 	for d.right[sym] != noChild {
 		l := d.left[sym]

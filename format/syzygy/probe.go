@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/tbfs/tbfs/chess"
 )
@@ -130,8 +131,62 @@ func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind
 	return v, false, nil
 }
 
+// posStack holds the positions a probe's search visits, so children do not
+// each cost a heap allocation. A probe takes one from stackPool.
+type posStack struct {
+	buf [32]chess.Position
+	n   int
+}
+
+var stackPool = sync.Pool{New: func() any { return new(posStack) }}
+
+// play returns pos after m, on top of the stack. The caller drops it by
+// restoring n.
+func (s *posStack) play(pos *chess.Position, m chess.Move) *chess.Position {
+	if s.n == len(s.buf) {
+		c := pos.Play(m) // deeper than any real search: fall back to the heap
+		return &c
+	}
+	c := &s.buf[s.n]
+	s.n++
+	*c = pos.Play(m)
+	return c
+}
+
+// mayCapture reports whether the side to move attacks any enemy man or has
+// an en-passant square: a cheap test that lets most positions skip move
+// generation in the capture search.
+func mayCapture(pos *chess.Position) bool {
+	if pos.EnPassant() != chess.NoSquare {
+		return true
+	}
+	us := pos.SideToMove()
+	theirs := pos.ByColor(us.Other())
+	occ := pos.Occupied()
+	var att chess.Bitboard
+	for b := pos.Pieces(us, chess.King); b != 0; {
+		att |= chess.KingAttacks(b.PopLSB())
+	}
+	for b := pos.Pieces(us, chess.Knight); b != 0; {
+		att |= chess.KnightAttacks(b.PopLSB())
+	}
+	for b := pos.Pieces(us, chess.Bishop) | pos.Pieces(us, chess.Queen); b != 0; {
+		att |= chess.BishopAttacks(b.PopLSB(), occ)
+	}
+	for b := pos.Pieces(us, chess.Rook) | pos.Pieces(us, chess.Queen); b != 0; {
+		att |= chess.RookAttacks(b.PopLSB(), occ)
+	}
+	for b := pos.Pieces(us, chess.Pawn); b != 0; {
+		att |= chess.PawnAttacks(us, b.PopLSB())
+	}
+	return att&theirs != 0
+}
+
 // captureMoves appends pos's legal captures (en passant included) to dst.
 func captureMoves(pos *chess.Position, dst []chess.Move) []chess.Move {
+	if !mayCapture(pos) {
+		return dst
+	}
 	var buf [256]chess.Move
 	for _, m := range pos.LegalMoves(buf[:0]) {
 		if pos.IsCapture(m) {
@@ -143,11 +198,13 @@ func captureMoves(pos *chess.Position, dst []chess.Move) []chess.Move {
 
 // alphaBeta resolves captures: the WDL of pos (which has no en-passant
 // rights) within the window (alpha, beta).
-func (tb *Tablebase) alphaBeta(ctx context.Context, pos *chess.Position, alpha, beta int) (int, error) {
+func (tb *Tablebase) alphaBeta(ctx context.Context, st *posStack, pos *chess.Position, alpha, beta int) (int, error) {
 	var buf [64]chess.Move
+	mark := st.n
 	for _, m := range captureMoves(pos, buf[:0]) {
-		child := pos.Play(m)
-		v, err := tb.alphaBeta(ctx, &child, -beta, -alpha)
+		child := st.play(pos, m)
+		v, err := tb.alphaBeta(ctx, st, child, -beta, -alpha)
+		st.n = mark
 		if err != nil {
 			return 0, err
 		}
@@ -169,13 +226,15 @@ func (tb *Tablebase) alphaBeta(ctx context.Context, pos *chess.Position, alpha, 
 // probeWDL returns pos's WDL for the side to move and whether a zeroing
 // capture (or an en-passant capture) is a best move, in which case the DTZ
 // table must not be trusted for pos.
-func (tb *Tablebase) probeWDL(ctx context.Context, pos *chess.Position) (int, bool, error) {
+func (tb *Tablebase) probeWDL(ctx context.Context, st *posStack, pos *chess.Position) (int, bool, error) {
 	bestCap, bestEP := -3, -3
 	var buf [64]chess.Move
 	caps := captureMoves(pos, buf[:0])
+	mark := st.n
 	for _, m := range caps {
-		child := pos.Play(m)
-		v, err := tb.alphaBeta(ctx, &child, -2, -bestCap)
+		child := st.play(pos, m)
+		v, err := tb.alphaBeta(ctx, st, child, -2, -bestCap)
+		st.n = mark
 		if err != nil {
 			return 0, false, err
 		}
@@ -223,8 +282,8 @@ func (tb *Tablebase) probeWDL(ctx context.Context, pos *chess.Position) (int, bo
 }
 
 // probeDTZ returns pos's DTZ50” for the side to move (Fathom's probe_dtz).
-func (tb *Tablebase) probeDTZ(ctx context.Context, pos *chess.Position) (int, error) {
-	wdl, zeroingBest, err := tb.probeWDL(ctx, pos)
+func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Position) (int, error) {
+	wdl, zeroingBest, err := tb.probeWDL(ctx, st, pos)
 	if err != nil || wdl == 0 {
 		return 0, err
 	}
@@ -233,14 +292,16 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, pos *chess.Position) (int, er
 	}
 	var buf [256]chess.Move
 	moves := pos.LegalMoves(buf[:0])
+	mark := st.n
 	if wdl > 0 {
 		// A pawn move that keeps the win is a zeroing move one ply away.
 		for _, m := range moves {
 			if pos.PieceAt(m.From()).Type() != chess.Pawn || pos.IsCapture(m) {
 				continue
 			}
-			child := pos.Play(m)
-			v, _, err := tb.probeWDL(ctx, &child)
+			child := st.play(pos, m)
+			v, _, err := tb.probeWDL(ctx, st, child)
+			st.n = mark
 			if err != nil {
 				return 0, err
 			}
@@ -268,14 +329,16 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, pos *chess.Position) (int, er
 		if pos.IsZeroing(m) {
 			continue
 		}
-		child := pos.Play(m)
-		v, err := tb.probeDTZ(ctx, &child)
+		child := st.play(pos, m)
+		v, err := tb.probeDTZ(ctx, st, child)
+		mate := err == nil && v == -1 && child.IsCheckmate()
+		st.n = mark
 		if err != nil {
 			return 0, err
 		}
 		v = -v
 		switch {
-		case v == 1 && child.IsCheckmate():
+		case mate:
 			best = 1
 		case wdl > 0:
 			if v > 0 && v+1 < best {
@@ -296,15 +359,17 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, pos *chess.Position) (int, er
 // 2 win. The half-move clock is ignored; en passant is taken into account.
 // These are python-chess's probe_wdl and Fathom's tb_probe_wdl values.
 func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) {
-	done, err := tb.enter()
-	if err != nil {
+	if err := tb.enter(); err != nil {
 		return 0, err
 	}
-	defer done()
+	defer tb.inflight.Done()
 	if err := checkPosition(pos); err != nil {
 		return 0, err
 	}
-	v, _, err := tb.probeWDL(ctx, pos)
+	st := stackPool.Get().(*posStack)
+	defer stackPool.Put(st)
+	st.n = 0
+	v, _, err := tb.probeWDL(ctx, st, pos)
 	return v, err
 }
 
@@ -316,13 +381,15 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 // the format allows. A checkmated side gets -1, the value of a position
 // whose (lost) zeroing has just happened. The clock is ignored.
 func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) {
-	done, err := tb.enter()
-	if err != nil {
+	if err := tb.enter(); err != nil {
 		return 0, err
 	}
-	defer done()
+	defer tb.inflight.Done()
 	if err := checkPosition(pos); err != nil {
 		return 0, err
 	}
-	return tb.probeDTZ(ctx, pos)
+	st := stackPool.Get().(*posStack)
+	defer stackPool.Put(st)
+	st.n = 0
+	return tb.probeDTZ(ctx, st, pos)
 }

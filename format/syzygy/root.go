@@ -108,16 +108,18 @@ func clockWDL(c, d int) int {
 // Root ranks the root moves as Fathom's tb_probe_root does, at the
 // position's half-move clock.
 func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult, error) {
-	done, err := tb.enter()
-	if err != nil {
+	if err := tb.enter(); err != nil {
 		return RootResult{}, err
 	}
-	defer done()
+	defer tb.inflight.Done()
 	if err := checkPosition(pos); err != nil {
 		return RootResult{}, err
 	}
+	st := stackPool.Get().(*posStack)
+	defer stackPool.Put(st)
+	st.n = 0
 	clock := pos.HalfmoveClock()
-	dtz, err := tb.probeDTZ(ctx, pos)
+	dtz, err := tb.probeDTZ(ctx, st, pos)
 	if err != nil {
 		return RootResult{}, err
 	}
@@ -131,13 +133,14 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 	res := RootResult{WDL: clockWDL(clock, dtz), DTZ: abs(dtz), Moves: make([]RootMove, 0, len(moves))}
 	draws := 0
 	for _, m := range moves {
-		child := pos.Play(m)
+		child := st.play(pos, m)
 		var v int
+		var err error
 		switch {
 		case dtz > 0 && child.IsCheckmate():
 			v = 1
 		case !pos.IsZeroing(m):
-			v, err = tb.probeDTZ(ctx, &child)
+			v, err = tb.probeDTZ(ctx, st, child)
 			if err != nil {
 				return RootResult{}, err
 			}
@@ -148,11 +151,13 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 				v--
 			}
 		default:
-			w, _, err := tb.probeWDL(ctx, &child)
-			if err != nil {
-				return RootResult{}, err
-			}
+			var w int
+			w, _, err = tb.probeWDL(ctx, st, child)
 			v = wdlToDTZ[-w+2]
+		}
+		st.n = 0
+		if err != nil {
+			return RootResult{}, err
 		}
 		if v == 0 {
 			draws++
@@ -201,4 +206,3 @@ func abs(v int) int {
 	}
 	return v
 }
-

@@ -37,6 +37,7 @@ type tableFile struct {
 	dtzMaps  [4][4][]uint16 // [file][map], see wdlToMap
 	cache    *blockcache.Cache
 	forget   func()
+	gate     *checksumGate // nil: answers need no checksum first
 }
 
 // headerReader grows a buffered prefix of the object as parsing needs it.

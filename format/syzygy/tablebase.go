@@ -34,6 +34,13 @@ type Options struct {
 	MissingTTL time.Duration
 	// Now tells the time for MissingTTL; nil means time.Now.
 	Now func() time.Time
+	// SkipChecksums gives answers from a table before its embedded
+	// checksum is confirmed, as Fathom does. By default the whole file's
+	// checksum is computed in the background from the moment the table is
+	// opened and no answer is read from it until the check has passed
+	// (gate.go); with this set a flipped bit that decodes to other
+	// valid-looking values becomes a wrong answer.
+	SkipChecksums bool
 }
 
 // Tablebase answers probes from the Syzygy tables found in its sources. It
@@ -47,6 +54,11 @@ type Tablebase struct {
 	tables   map[tableKey]*tableSlot
 	closed   bool
 	inflight sync.WaitGroup
+
+	// Background checksum runs; Close cancels and waits for them.
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+	bgWG     sync.WaitGroup
 }
 
 type tableKey struct {
@@ -86,12 +98,14 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		}
 		cache = blockcache.New(budget)
 	}
-	return &Tablebase{
+	tb := &Tablebase{
 		srcs:   append([]source.Source(nil), srcs...),
 		cache:  cache,
 		opts:   opts,
 		tables: make(map[tableKey]*tableSlot),
-	}, nil
+	}
+	tb.bgCtx, tb.bgCancel = context.WithCancel(context.Background())
+	return tb, nil
 }
 
 // Close waits for probes in flight, then releases every open table file.
@@ -105,6 +119,8 @@ func (tb *Tablebase) Close() error {
 	tb.closed = true
 	tb.mu.Unlock()
 	tb.inflight.Wait()
+	tb.bgCancel()
+	tb.bgWG.Wait()
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	var errs []error
@@ -120,16 +136,16 @@ func (tb *Tablebase) Close() error {
 	return errors.Join(errs...)
 }
 
-// enter registers a probe in flight; the caller must call the returned
-// function when done.
-func (tb *Tablebase) enter() (func(), error) {
+// enter registers a probe in flight; the caller must call
+// tb.inflight.Done when done.
+func (tb *Tablebase) enter() error {
 	tb.mu.RLock()
 	defer tb.mu.RUnlock()
 	if tb.closed {
-		return nil, ErrClosed
+		return ErrClosed
 	}
 	tb.inflight.Add(1)
-	return tb.inflight.Done, nil
+	return nil
 }
 
 func (tb *Tablebase) now() time.Time {
@@ -186,6 +202,9 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 	if f != nil {
 		f.cache = tb.cache
 		f.forget = func() { tb.forget(key, f) }
+		if !tb.opts.SkipChecksums {
+			f.gate = tb.newChecksumGate(f.obj)
+		}
 	}
 	s.done.Store(&slotResult{file: f, err: err, at: asked})
 	return f, err
@@ -247,6 +266,10 @@ func (t *tableFile) checkChanged(err error) {
 // lookup returns the stored value of position idx of sub-table e (part
 // number pn within the file, for the cache key).
 func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) (uint16, error) {
+	if err := t.gate.wait(ctx); err != nil {
+		t.checkChanged(err)
+		return 0, &FileError{File: t.name, Err: err}
+	}
 	d := e.pairs
 	if d.constant {
 		return d.constVal, nil

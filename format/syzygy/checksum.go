@@ -1,0 +1,93 @@
+package syzygy
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tbfs/tbfs/source"
+)
+
+// checksumChunk is the span the generator hashes on its own before it
+// hashes the chunks' hashes together.
+const checksumChunk = 1 << 24
+
+// fileChecksum computes the checksum of obj's table bytes and returns it
+// with the one the file stores after them (its last 16 bytes, following a
+// 64-byte aligned body).
+func fileChecksum(ctx context.Context, obj source.Object) (got, stored [2]uint64, err error) {
+	size := obj.Size()
+	if size&63 != 16 {
+		return got, stored, corruptf("size %d leaves no room for a checksum", size)
+	}
+	body := size &^ 63
+	var tail [16]byte
+	if n, err := obj.ReadAt(ctx, tail[:], body, source.HintData); err != nil && !(errors.Is(err, io.EOF) && n == len(tail)) {
+		return got, stored, err
+	}
+	stored = [2]uint64{binary.LittleEndian.Uint64(tail[:]), binary.LittleEndian.Uint64(tail[8:])}
+	chunks := (body + checksumChunk - 1) / checksumChunk
+	sums := make([]byte, 0, 32*chunks)
+	buf := make([]byte, min(body, checksumChunk))
+	for off := int64(0); off < body; off += checksumChunk {
+		part := buf[:min(checksumChunk, body-off)]
+		if n, err := obj.ReadAt(ctx, part, off, source.HintData); err != nil && !(errors.Is(err, io.EOF) && n == len(part)) {
+			return got, stored, err
+		}
+		for _, v := range cityCrc256(part) {
+			sums = binary.LittleEndian.AppendUint64(sums, v)
+		}
+	}
+	got[0], got[1] = cityCrc128(sums)
+	return got, stored, nil
+}
+
+// findObject opens the kind-k file of the canonical material m from the
+// first source that holds it.
+func (tb *Tablebase) findObject(ctx context.Context, k Kind, m material) (source.Object, string, error) {
+	base := m.name() + k.Ext()
+	for _, src := range tb.srcs {
+		for _, name := range [2]string{k.String() + "/" + base, base} {
+			obj, err := src.Open(ctx, name)
+			if errors.Is(err, source.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, name, &FileError{File: name, Err: err}
+			}
+			return obj, name, nil
+		}
+	}
+	return nil, base, fmt.Errorf("%w: %s", ErrNoTable, base)
+}
+
+// VerifyChecksum recomputes the checksum the Syzygy generator embeds at the
+// end of the kind table of material ("KQvKR") and compares it with the
+// stored one, as the generator's tbcheck does; a mismatch is ErrCorrupt.
+// It reads the whole file.
+func (tb *Tablebase) VerifyChecksum(ctx context.Context, kind Kind, material string) error {
+	if err := tb.enter(); err != nil {
+		return err
+	}
+	defer tb.inflight.Done()
+	m, ok := parseMaterial(material)
+	if !ok {
+		return fmt.Errorf("syzygy: bad material %q", material)
+	}
+	m, _ = m.canonical()
+	obj, name, err := tb.findObject(ctx, kind, m)
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	got, stored, err := fileChecksum(ctx, obj)
+	if err != nil {
+		return &FileError{File: name, Err: err}
+	}
+	if got != stored {
+		return &FileError{File: name, Err: corruptf("checksum %016x%016x, file says %016x%016x", got[0], got[1], stored[0], stored[1])}
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package syzygy
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// TestSharedChecksums checks every shared table's embedded checksum; the
+// README says tbcheck found all 80 correct and equal to syzygy1/tb's
+// published lists (arbiter: the generator's own tool).
+func TestSharedChecksums(t *testing.T) {
+	dir := testenv.Shared(t, "syzygy", "tables")
+	checkAllChecksums(t, dir, 80)
+}
+
+// TestFixtureChecksums does the same for the committed copies.
+func TestFixtureChecksums(t *testing.T) {
+	checkAllChecksums(t, testenv.Testdata(t, "syzygy"), 12)
+}
+
+func checkAllChecksums(t *testing.T, dir string, want int) {
+	tb := openDir(t, dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		kind, mat, ok := ParseTableName(e.Name())
+		if !ok {
+			continue
+		}
+		n++
+		if err := tb.VerifyChecksum(context.Background(), kind, mat); err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+		}
+	}
+	if n != want {
+		t.Errorf("%d tables, want %d", n, want)
+	}
+}
+
+// TestChecksumFlippedByte flips one byte at several places of a copy of a
+// table (header, index, data, the stored checksum): every copy must fail.
+func TestChecksumFlippedByte(t *testing.T) {
+	orig, err := os.ReadFile(testenv.Testdata(t, "syzygy", "KRvKR.rtbw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{0, 5, 40, len(orig) / 2, len(orig) - 17, len(orig) - 1} {
+		dir := t.TempDir()
+		b := append([]byte(nil), orig...)
+		b[at] ^= 0x10
+		if err := os.WriteFile(filepath.Join(dir, "KRvKR.rtbw"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tb := openDir(t, dir)
+		err := tb.VerifyChecksum(context.Background(), KindWDL, "KRvKR")
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("byte %d flipped: %v, want ErrCorrupt", at, err)
+		}
+	}
+}
+
+func TestParseTableName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind Kind
+		mat  string
+		ok   bool
+	}{
+		{"KQvKR.rtbw", KindWDL, "KQvKR", true},
+		{"KPvK.rtbz", KindDTZ, "KPvK", true},
+		{"KNNvKQ.rtbz", KindDTZ, "KNNvKQ", true},
+		{"KRvKQ.rtbw", 0, "", false}, // the generator writes the stronger side first
+		{"KQvKR.rtbm", 0, "", false},
+		{"KQ.rtbw", 0, "", false},
+		{"KQKvK.rtbw", 0, "", false},
+		{strings.Repeat("Q", 3) + "KvK.rtbw", 0, "", false},
+	} {
+		kind, mat, ok := ParseTableName(c.name)
+		if ok != c.ok || (ok && (kind != c.kind || mat != c.mat)) {
+			t.Errorf("ParseTableName(%q) = %v %q %v", c.name, kind, mat, ok)
+		}
+	}
+}
