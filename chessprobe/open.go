@@ -38,7 +38,7 @@ func Open(opts chesstb.Options, srcs ...source.Source) (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
-	syz, err := syzygy.Open(syzygy.Options{BlockCache: cache, MissingTTL: opts.MissingTTL, Now: opts.Now}, srcs...)
+	syz, err := syzygy.Open(syzygy.Options{BlockCache: cache, MissingTTL: opts.MissingTTL, Now: opts.Now, SkipChecksums: opts.SkipChecksums}, srcs...)
 	if err != nil {
 		ctb.Close()
 		return nil, err
