@@ -2,11 +2,11 @@ package fusefs_test
 
 import (
 	"fmt"
-	"github.com/tbfs/tbfs/chessprobe"
 	"log"
 	"os"
 	"os/signal"
 
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/source"

@@ -30,7 +30,7 @@ func mountBoth(t *testing.T, srcs ...source.Source) string {
 	return mnt
 }
 
-// signedDTZ is a Fathom row's root DTZ50'' signed for the side to move
+// signedDTZ is a Fathom row's root DTZ50” signed for the side to move
 // (README of the oracle: the wdl column gives the side).
 func signedDTZ(r *syzygyoracle.Row) int {
 	if r.WDL < 0 {
@@ -39,7 +39,7 @@ func signedDTZ(r *syzygyoracle.Row) int {
 	return r.DTZ
 }
 
-// tableWDL is the table class of a DTZ50'' (cursed past ±100).
+// tableWDL is the table class of a DTZ50” (cursed past ±100).
 func tableWDL(d int) int {
 	switch {
 	case d > 100:
@@ -56,7 +56,7 @@ func tableWDL(d int) int {
 
 // TestMountSyzygy mounts the committed Syzygy fixtures alone and reads
 // every row of their Fathom oracle (testdata/syzygy/probe.tsv) through
-// wdl/, dtz/ and chess/…json: the table's WDL, Syzygy's DTZ50'' as it
+// wdl/, dtz/ and chess/…json: the table's WDL, Syzygy's DTZ50” as it
 // stands, and "syzygy" as the format that answered. tables/ lists the
 // .rtbw and .rtbz files and passes their bytes through unchanged.
 func TestMountSyzygy(t *testing.T) {
@@ -137,7 +137,7 @@ func TestMountSyzygy(t *testing.T) {
 
 // TestMountBothFormats mounts the committed chesstb and Syzygy fixtures
 // together: positions both hold are answered by both (formats
-// [chesstb syzygy]), with chesstb's DTM and Syzygy's DTZ50'' side by side,
+// [chesstb syzygy]), with chesstb's DTM and Syzygy's DTZ50” side by side,
 // and the values of the chesstb oracle rows unchanged.
 func TestMountBothFormats(t *testing.T) {
 	syzDir := testenv.Testdata(t, "syzygy")

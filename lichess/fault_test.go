@@ -3,7 +3,6 @@ package lichess_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/tbfs/tbfs/chessprobe"
 	"net/http"
 	nethttptest "net/http/httptest"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fxamacker/cbor/v2"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"

@@ -2,7 +2,6 @@ package lichess_test
 
 import (
 	"encoding/json"
-	"github.com/tbfs/tbfs/chessprobe"
 	"net/http"
 	nethttptest "net/http/httptest"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
