@@ -73,7 +73,7 @@ func TestSyzygyLsInfoVerify(t *testing.T) {
 // TestProbeSyzygy probes every Fathom row of the committed Syzygy
 // fixtures with tbprobe --json over those tables alone (one process, the
 // FENs on stdin): wdl is the table class, dtz and syzygy_dtz are Syzygy's
-// DTZ50'' as it stands, formats ["syzygy"]. With --children, the moves are
+// DTZ50” as it stands, formats ["syzygy"]. With --children, the moves are
 // Fathom's and the first is one Fathom ranks first.
 func TestProbeSyzygy(t *testing.T) {
 	dir := testenv.Testdata(t, "syzygy")
