@@ -174,7 +174,8 @@ func positionOf(pos *chess.Position, res *chessprobe.Result, clock, before int) 
 			p.PreciseDTZ = &d
 		}
 	}
-	if res.Formats&chessprobe.Chesstb != 0 || res.Checkmate || res.Stalemate {
+	if res.Formats != chessprobe.Syzygy {
+		// chesstb's, or the board's (a mate, stalemate or bare kings).
 		p.ChesstbDTZ = v.DTZ
 	}
 	p.DTM, p.DTCPair, p.DTM50 = v.DTM, v.DTC, v.DTM50
