@@ -236,8 +236,8 @@ func TestAgreeOnTheOracles(t *testing.T) {
 		}
 		wdl, dtz, _ := cr.Want(t)
 		ctb := chesstb.Result{Material: "?", WDL: wdl, HasWDL: true, DTZ: *dtz, HasDTZ: true}
-		d := sign(r.WDL) * r.DTZ
-		syz := &chessprobe.SyzygyAnswer{WDL: tableClass(d), DTZ: d, HasDTZ: true}
+		d := r.SignedDTZ()
+		syz := &chessprobe.SyzygyAnswer{WDL: syzygyoracle.TableClass(d), DTZ: d, HasDTZ: true}
 		if err := chessprobe.Agree(&ctb, syz); err != nil {
 			t.Errorf("%s: %v", r.FEN, err)
 		}
@@ -247,21 +247,6 @@ func TestAgreeOnTheOracles(t *testing.T) {
 		t.Errorf("only %d positions in both oracles", compared)
 	}
 	t.Logf("%d positions of both oracles agree", compared)
-}
-
-// tableClass is the table class of a DTZ50” (cursed beyond ±100).
-func tableClass(d int) int {
-	switch {
-	case d > 100:
-		return 1
-	case d > 0:
-		return 2
-	case d < -100:
-		return -1
-	case d < 0:
-		return -2
-	}
-	return 0
 }
 
 // TestAgreeRule pins the rule's edges, each row from the conventions: the
@@ -330,8 +315,8 @@ func TestDisagreeingTables(t *testing.T) {
 		case err == nil:
 			// The two tables may hold the same value by chance; it must
 			// then be chesstb's (and the real Syzygy table's) value.
-			if res.WDL != tableClass(sign(r.WDL)*r.DTZ) {
-				t.Errorf("%s: answered WDL %d, the tables hold %d", r.FEN, res.WDL, tableClass(sign(r.WDL)*r.DTZ))
+			if res.WDL != syzygyoracle.TableClass(r.SignedDTZ()) {
+				t.Errorf("%s: answered WDL %d, the tables hold %d", r.FEN, res.WDL, syzygyoracle.TableClass(r.SignedDTZ()))
 			}
 			continue
 		case errors.Is(err, chessprobe.ErrDisagree):

@@ -30,30 +30,6 @@ func mountBoth(t *testing.T, srcs ...source.Source) string {
 	return mnt
 }
 
-// signedDTZ is a Fathom row's root DTZ50” signed for the side to move
-// (README of the oracle: the wdl column gives the side).
-func signedDTZ(r *syzygyoracle.Row) int {
-	if r.WDL < 0 {
-		return -r.DTZ
-	}
-	return r.DTZ
-}
-
-// tableWDL is the table class of a DTZ50” (cursed past ±100).
-func tableWDL(d int) int {
-	switch {
-	case d > 100:
-		return 1
-	case d > 0:
-		return 2
-	case d < -100:
-		return -1
-	case d < 0:
-		return -2
-	}
-	return 0
-}
-
 // TestMountSyzygy mounts the committed Syzygy fixtures alone and reads
 // every row of their Fathom oracle (testdata/syzygy/probe.tsv) through
 // wdl/, dtz/ and chess/…json: the table's WDL, Syzygy's DTZ50” as it
@@ -73,9 +49,9 @@ func TestMountSyzygy(t *testing.T) {
 	}
 	for k, r := range rows {
 		rel := pathForms[k%len(pathForms)].path(r.FEN)
-		d := signedDTZ(&r)
-		if got, ok := readValue(t, filepath.Join(mnt, "wdl", rel)); !ok || (!r.Terminal() && got != tableWDL(d)) || (r.Checkmate() && got != -2) {
-			t.Errorf("line %d %s: wdl/ = %d (present %v), Fathom's table class %d", r.Line, r.FEN, got, ok, tableWDL(d))
+		d := r.SignedDTZ()
+		if got, ok := readValue(t, filepath.Join(mnt, "wdl", rel)); !ok || (!r.Terminal() && got != syzygyoracle.TableClass(d)) || (r.Checkmate() && got != -2) {
+			t.Errorf("line %d %s: wdl/ = %d (present %v), Fathom's table class %d", r.Line, r.FEN, got, ok, syzygyoracle.TableClass(d))
 		}
 		if !r.Terminal() {
 			if got, ok := readValue(t, filepath.Join(mnt, "dtz", rel)); !ok || got != d {
@@ -160,9 +136,9 @@ func TestMountBothFormats(t *testing.T) {
 		if err := json.Unmarshal(b, &v); err != nil {
 			t.Fatalf("%v: %s", err, b)
 		}
-		d := signedDTZ(&r)
-		if v.WDL == nil || *v.WDL != tableWDL(d) || v.SyzygyDTZ == nil || *v.SyzygyDTZ != d {
-			t.Errorf("line %d %s: want wdl %d, syzygy_dtz %d (Fathom); got %s", r.Line, r.FEN, tableWDL(d), d, b)
+		d := r.SignedDTZ()
+		if v.WDL == nil || *v.WDL != syzygyoracle.TableClass(d) || v.SyzygyDTZ == nil || *v.SyzygyDTZ != d {
+			t.Errorf("line %d %s: want wdl %d, syzygy_dtz %d (Fathom); got %s", r.Line, r.FEN, syzygyoracle.TableClass(d), d, b)
 		}
 		if !slices.Equal(v.Formats, []string{"chesstb", "syzygy"}) {
 			t.Errorf("line %d %s: formats %v, want both", r.Line, r.FEN, v.Formats)

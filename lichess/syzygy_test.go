@@ -245,23 +245,7 @@ func TestStandardSyzygyOracle(t *testing.T) {
 // KQvK mates), the others skip.
 func TestLilaTestPySyzygy(t *testing.T) {
 	base := tablesServer(t, syzygyoracle.Tables(t))
-	ran := 0
-	for _, tc := range lilaCases {
-		t.Run(tc.name, func(t *testing.T) {
-			a := standard(t, base, tc.fen)
-			held := a["error"] == nil
-			for _, m := range movesOf(a) {
-				held = held && m["category"] != "unknown"
-			}
-			if !held {
-				t.Skipf("the tables do not hold this material (%v)", a["error"])
-			}
-			ran++
-			checkLila(t, base, a, tc.fen, tc.cbor, tc.checks)
-		})
-	}
-	t.Logf("lila test.py cases over Syzygy tables: %d of %d run", ran, len(lilaCases))
-	if ran < 4 {
+	if ran := runLilaCases(t, base); ran < 4 {
 		t.Errorf("only %d cases ran", ran)
 	}
 }

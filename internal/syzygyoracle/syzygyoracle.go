@@ -108,3 +108,28 @@ func Read(t testing.TB, path string) []Row {
 	}
 	return rows
 }
+
+// SignedDTZ is the row's root DTZ50'' signed for the side to move (the
+// wdl column gives the side).
+func (r *Row) SignedDTZ() int {
+	if r.WDL < 0 {
+		return -r.DTZ
+	}
+	return r.DTZ
+}
+
+// TableClass is the tables' class (the clock aside) of a signed DTZ50'':
+// a cursed win or blessed loss past ±100, a win or loss within.
+func TableClass(dtz int) int {
+	switch {
+	case dtz > 100:
+		return 1
+	case dtz > 0:
+		return 2
+	case dtz < -100:
+		return -1
+	case dtz < 0:
+		return -2
+	}
+	return 0
+}
