@@ -71,7 +71,7 @@ func (tb *Tablebase) VerifyChecksum(ctx context.Context, kind Kind, material str
 	if err := tb.enter(); err != nil {
 		return err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	m, ok := parseMaterial(material)
 	if !ok {
 		return fmt.Errorf("syzygy: bad material %q", material)

@@ -34,12 +34,10 @@ func checkPosition(pos *chess.Position) error {
 // position's WDL, which picks the map, and other reports that the table
 // stores only the other side to move.
 func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind, wdl int) (v int, other bool, err error) {
-	m := materialOf(pos)
-	if m.total() == 2 {
+	if pos.Occupied().Count() == 2 {
 		return 0, false, nil // bare kings
 	}
-	cm, swapped := m.canonical()
-	t, err := tb.table(ctx, k, cm)
+	t, swapped, err := tb.tableFor(ctx, pos, k)
 	if err != nil {
 		return 0, false, err
 	}
@@ -362,9 +360,14 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	if err := tb.enter(); err != nil {
 		return 0, err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	if err := checkPosition(pos); err != nil {
 		return 0, err
+	}
+	if !mayCapture(pos) {
+		// Without captures the table's value is the answer.
+		v, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
+		return v, err
 	}
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
@@ -384,7 +387,7 @@ func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) 
 	if err := tb.enter(); err != nil {
 		return 0, err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	if err := checkPosition(pos); err != nil {
 		return 0, err
 	}

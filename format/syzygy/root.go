@@ -111,7 +111,7 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 	if err := tb.enter(); err != nil {
 		return RootResult{}, err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	if err := checkPosition(pos); err != nil {
 		return RootResult{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/source"
@@ -37,7 +38,8 @@ type tableFile struct {
 	dtzMaps  [4][4][]uint16 // [file][map], see wdlToMap
 	cache    *blockcache.Cache
 	forget   func()
-	gate     *checksumGate // nil: answers need no checksum first
+	gate     *checksumGate                   // nil: answers need no checksum first
+	last     [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
 }
 
 // headerReader grows a buffered prefix of the object as parsing needs it.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/source"
 )
@@ -50,10 +51,20 @@ type Tablebase struct {
 	cache *blockcache.Cache
 	opts  Options
 
-	mu       sync.RWMutex
-	tables   map[tableKey]*tableSlot
-	closed   bool
-	inflight sync.WaitGroup
+	mu     sync.RWMutex
+	tables map[tableKey]*tableSlot
+	closed bool
+	// Probes in flight, counted without a lock: Close sets closing, and
+	// the last probe out (or Close itself, when none is in) closes idle.
+	inflight atomic.Int64
+	closing  atomic.Bool
+	idle     chan struct{}
+	idleOnce sync.Once
+
+	// recent remembers the open table of each material probed lately, keyed
+	// by the position's own (uncanonical) material, so a probe skips the
+	// canonical name and the locked map.
+	recent [256]atomic.Pointer[recentTable]
 
 	// Background checksum runs; Close cancels and waits for them.
 	bgCtx    context.Context
@@ -103,6 +114,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		cache:  cache,
 		opts:   opts,
 		tables: make(map[tableKey]*tableSlot),
+		idle:   make(chan struct{}),
 	}
 	tb.bgCtx, tb.bgCancel = context.WithCancel(context.Background())
 	return tb, nil
@@ -118,7 +130,11 @@ func (tb *Tablebase) Close() error {
 	}
 	tb.closed = true
 	tb.mu.Unlock()
-	tb.inflight.Wait()
+	tb.closing.Store(true)
+	if tb.inflight.Load() == 0 {
+		tb.idleOnce.Do(func() { close(tb.idle) })
+	}
+	<-tb.idle
 	tb.bgCancel()
 	tb.bgWG.Wait()
 	tb.mu.Lock()
@@ -136,16 +152,22 @@ func (tb *Tablebase) Close() error {
 	return errors.Join(errs...)
 }
 
-// enter registers a probe in flight; the caller must call
-// tb.inflight.Done when done.
+// enter registers a probe in flight; the caller must call tb.exit when
+// done.
 func (tb *Tablebase) enter() error {
-	tb.mu.RLock()
-	defer tb.mu.RUnlock()
-	if tb.closed {
+	tb.inflight.Add(1)
+	if tb.closing.Load() {
+		tb.exit()
 		return ErrClosed
 	}
-	tb.inflight.Add(1)
 	return nil
+}
+
+// exit ends a probe that enter registered.
+func (tb *Tablebase) exit() {
+	if tb.inflight.Add(-1) == 0 && tb.closing.Load() {
+		tb.idleOnce.Do(func() { close(tb.idle) })
+	}
 }
 
 func (tb *Tablebase) now() time.Time {
@@ -165,6 +187,43 @@ func (tb *Tablebase) stale(r *slotResult) bool {
 		ttl = DefaultMissingTTL
 	}
 	return tb.now().Sub(r.at) >= ttl
+}
+
+// recentTable is one entry of Tablebase.recent.
+type recentTable struct {
+	key     uint64
+	file    *tableFile
+	swapped bool
+}
+
+// materialKey packs a position's men counts (and the table kind) into one
+// word: four bits per piece type and side.
+func materialKey(pos *chess.Position, k Kind) uint64 {
+	key := uint64(k)
+	for c := chess.White; c <= chess.Black; c++ {
+		for pt := chess.Pawn; pt <= chess.Queen; pt++ {
+			key = key<<4 | uint64(pos.Pieces(c, pt).Count())
+		}
+	}
+	return key
+}
+
+// tableFor returns the kind-k table for pos's material and whether pos's
+// White is the table's second side.
+func (tb *Tablebase) tableFor(ctx context.Context, pos *chess.Position, k Kind) (*tableFile, bool, error) {
+	key := materialKey(pos, k)
+	slot := &tb.recent[(key*0x9e3779b97f4a7c15)>>56]
+	if r := slot.Load(); r != nil && r.key == key {
+		return r.file, r.swapped, nil
+	}
+	m := materialOf(pos)
+	cm, swapped := m.canonical()
+	f, err := tb.table(ctx, k, cm)
+	if err != nil {
+		return nil, false, err
+	}
+	slot.Store(&recentTable{key: key, file: f, swapped: swapped})
+	return f, swapped, nil
 }
 
 // table returns the open kind-k table of canonical material m.
@@ -227,6 +286,11 @@ func (tb *Tablebase) forget(key tableKey, f *tableFile) {
 	}
 	s.mu.Unlock()
 	if dropped {
+		for i := range tb.recent {
+			if r := tb.recent[i].Load(); r != nil && r.file == f {
+				tb.recent[i].CompareAndSwap(r, nil)
+			}
+		}
 		tb.cache.DropFile(f.id)
 		f.obj.Close()
 	}
@@ -281,6 +345,10 @@ func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) 
 	if err != nil {
 		return 0, &FileError{File: t.name, Err: err}
 	}
+	memo := &t.last[pn]
+	if b := memo.Load(); b != nil && b.block == block && !b.evicted.Load() {
+		return d.value(b, lit), nil
+	}
 	key := blockcache.Key{File: t.id, Frame: uint8(pn), Block: uint64(block)}
 	v, ok := t.cache.Peek(key)
 	if !ok {
@@ -289,13 +357,18 @@ func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) 
 			if err != nil {
 				return nil, 0, err
 			}
+			b.memo = memo
 			return b, b.bytes(), nil
 		})
 		if err != nil {
 			return 0, err
 		}
 	}
-	return d.value(v.(*decodedBlock), lit), nil
+	b := v.(*decodedBlock)
+	if !b.evicted.Load() {
+		memo.Store(b)
+	}
+	return d.value(b, lit), nil
 }
 
 // readBlock fetches and decodes one block.
