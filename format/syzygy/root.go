@@ -119,7 +119,7 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 	defer stackPool.Put(st)
 	st.n = 0
 	clock := pos.HalfmoveClock()
-	dtz, err := tb.probeDTZ(ctx, st, pos)
+	dtz, _, err := tb.probeDTZ(ctx, st, pos)
 	if err != nil {
 		return RootResult{}, err
 	}
@@ -140,7 +140,7 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 		case dtz > 0 && child.IsCheckmate():
 			v = 1
 		case !pos.IsZeroing(m):
-			v, err = tb.probeDTZ(ctx, st, child)
+			v, _, err = tb.probeDTZ(ctx, st, child)
 			if err != nil {
 				return RootResult{}, err
 			}
