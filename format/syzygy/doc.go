@@ -1,6 +1,6 @@
 // Package syzygy reads Syzygy endgame tablebases (.rtbw WDL tables and
 // .rtbz DTZ tables) through the source seam, giving the values the Fathom
-// prober gives: WDL with the cursed band, DTZ50” in plies, and Fathom's
+// prober gives: WDL with the cursed band, DTZ50″ in plies, and Fathom's
 // root ranking.
 //
 // A table file is a short header, one or more Huffman-coded sub-tables
@@ -20,7 +20,7 @@
 //
 // The values follow Fathom exactly (its oracle in ../shared/syzygy is swept
 // whole by the tests): WDL from -2 (loss) to 2 (win) with ±1 for the cursed
-// band, DTZ50” in plies with |DTZ| > 100 in the cursed band, and Root as
+// band, DTZ50″ in plies with |DTZ| > 100 in the cursed band, and Root as
 // Fathom's tb_probe_root, moves in Fathom's generation order. The format
 // stores some distances in moves rather than plies; DTZWithRounding says
 // when a value may be one ply short.

@@ -280,7 +280,7 @@ func (tb *Tablebase) probeWDL(ctx context.Context, st *posStack, pos *chess.Posi
 	return v, false, nil
 }
 
-// probeDTZ returns pos's DTZ50” for the side to move (Fathom's probe_dtz)
+// probeDTZ returns pos's DTZ50″ for the side to move (Fathom's probe_dtz)
 // and whether it may be rounded: one ply less than the true distance,
 // because the table stores that class of values in moves.
 func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Position) (int, bool, error) {
@@ -381,7 +381,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	return v, err
 }
 
-// DTZ returns the DTZ50” of pos in plies for the side to move, as
+// DTZ returns the DTZ50″ of pos in plies for the side to move, as
 // python-chess's probe_dtz: positive when the side to move wins, negative
 // when it loses, 0 for a draw, and |DTZ| > 100 in the cursed band (a win or
 // loss that the 50-move rule turns into a draw). The value may be one ply

@@ -15,7 +15,7 @@ type RootResult struct {
 	// the clock is at most 100, ±1 when the 50-move rule intervenes, 0 for
 	// a draw. A checkmated side gets -2.
 	WDL int
-	// DTZ is the root's table DTZ50'' in plies, unsigned as Fathom gives
+	// DTZ is the root's table DTZ50″ in plies, unsigned as Fathom gives
 	// it (WDL tells the side); 0 for draws and terminal positions.
 	DTZ int
 	// Best is Fathom's move: for a win the first move, in Fathom's
