@@ -271,3 +271,60 @@ func TestConcurrentProbes(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// blockingSource holds every data read until its context ends, like a
+// transport that never answers.
+// The first such read closes started.
+type blockingSource struct {
+	source.Source
+	started chan struct{}
+	once    *sync.Once
+}
+
+func (s blockingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return blockingObject{obj, s}, nil
+}
+
+type blockingObject struct {
+	source.Object
+	src blockingSource
+}
+
+func (o blockingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	if hint == source.HintData {
+		o.src.once.Do(func() { close(o.src.started) })
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	return o.Object.ReadAt(ctx, p, off, hint)
+}
+
+// TestCancelWhileChecking: a probe waiting for a checksum that cannot
+// finish returns when its context ends, and Close stops the check.
+func TestCancelWhileChecking(t *testing.T) {
+	src := fixtureSource(t)
+	blocking := blockingSource{Source: src, started: make(chan struct{}), once: new(sync.Once)}
+	tb, err := Open(Options{}, blocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := tb.WDL(ctx, &pos)
+		done <- err
+	}()
+	<-blocking.started // the table is open and its checksum run has begun
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("WDL: %v, want context.Canceled", err)
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

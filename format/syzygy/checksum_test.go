@@ -2,6 +2,8 @@ package syzygy
 
 import (
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"errors"
 	"os"
 	"path/filepath"
@@ -87,6 +89,19 @@ func TestParseTableName(t *testing.T) {
 		kind, mat, ok := ParseTableName(c.name)
 		if ok != c.ok || (ok && (kind != c.kind || mat != c.mat)) {
 			t.Errorf("ParseTableName(%q) = %v %q %v", c.name, kind, mat, ok)
+		}
+	}
+}
+
+// TestCRC8 checks the table-driven 8-byte CRC-32C step against the
+// standard library's CRC-32C (which inverts before and after).
+func TestCRC8(t *testing.T) {
+	for i, c := range []struct{ crc, v uint64 }{{0, 0}, {0, 1}, {0xffffffff, 0x0123456789abcdef}, {0x1234, 1 << 63}, {0xdeadbeef, 0xfeedfacecafebeef}} {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], c.v)
+		want := uint64(^crc32.Update(^uint32(c.crc), crc32.MakeTable(crc32.Castagnoli), b[:]))
+		if got := crc8(c.crc, c.v); got != want {
+			t.Errorf("%d: crc8(%#x, %#x) = %#x, want %#x", i, c.crc, c.v, got, want)
 		}
 	}
 }
