@@ -3,8 +3,8 @@ package syzygy
 import (
 	"context"
 	"encoding/binary"
-	"hash/crc32"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
