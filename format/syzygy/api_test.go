@@ -328,3 +328,55 @@ func TestCancelWhileChecking(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// prefetchingSource marks its objects as able to fetch ahead, as a remote
+// source's cache does, and counts the objects opened by name.
+type prefetchingSource struct {
+	*recordingSource
+}
+
+func (s prefetchingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.recordingSource.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.reads = append(s.reads, read{name: name, n: -1})
+	s.mu.Unlock()
+	return prefetchingObject{obj}, nil
+}
+
+type prefetchingObject struct{ source.Object }
+
+func (prefetchingObject) Prefetch(context.Context, int64, int, source.Hint) error { return nil }
+
+// TestOpenAhead: over a source that fetches, a WDL probe of a position
+// whose pawn can promote opens the promoted materials' tables too, which
+// the probe itself never reads (a WDL search follows captures only).
+func TestOpenAhead(t *testing.T) {
+	src := prefetchingSource{fixtureSource(t)}
+	tb, err := Open(Options{}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Oracle (probe.tsv): 8/1P6/7K/8/8/8/6k1/8 w is a win.
+	pos := mustFEN(t, "8/1P6/7K/8/8/8/6k1/8 w - - 0 1")
+	if v, err := tb.WDL(context.Background(), &pos); err != nil || v != 2 {
+		t.Fatalf("WDL %d, %v; want 2", v, err)
+	}
+	tb.bgWG.Wait() // the opens started ahead, and the checksum runs
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opened := map[string]bool{}
+	for _, r := range src.reads {
+		if r.n == -1 {
+			opened[r.name] = true
+		}
+	}
+	for _, name := range []string{"KPvK.rtbw", "KQvK.rtbw", "KRvK.rtbw", "KBvK.rtbw", "KNvK.rtbw"} {
+		if !opened[name] {
+			t.Errorf("%s not opened; opened %v", name, opened)
+		}
+	}
+}

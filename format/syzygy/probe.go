@@ -369,6 +369,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	if err := checkPosition(pos); err != nil {
 		return 0, err
 	}
+	tb.openAhead(pos, KindWDL)
 	if !mayCapture(pos) {
 		// Without captures the table's value is the answer.
 		v, _, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
@@ -396,6 +397,7 @@ func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) 
 	if err := checkPosition(pos); err != nil {
 		return 0, err
 	}
+	tb.openAhead(pos, KindWDL, KindDTZ)
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
 	st.n = 0
@@ -416,6 +418,7 @@ func (tb *Tablebase) DTZWithRounding(ctx context.Context, pos *chess.Position) (
 	if err := checkPosition(pos); err != nil {
 		return 0, false, err
 	}
+	tb.openAhead(pos, KindWDL, KindDTZ)
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
 	st.n = 0

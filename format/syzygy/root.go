@@ -115,6 +115,7 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 	if err := checkPosition(pos); err != nil {
 		return RootResult{}, err
 	}
+	tb.openAhead(pos, KindWDL, KindDTZ)
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
 	st.n = 0

@@ -208,11 +208,14 @@ func materialKey(pos *chess.Position, k Kind) uint64 {
 	return key
 }
 
+// recentSlot picks key's entry in Tablebase.recent.
+func recentSlot(key uint64) uint64 { return (key * 0x9e3779b97f4a7c15) >> 56 }
+
 // tableFor returns the kind-k table for pos's material and whether pos's
 // White is the table's second side.
 func (tb *Tablebase) tableFor(ctx context.Context, pos *chess.Position, k Kind) (*tableFile, bool, error) {
 	key := materialKey(pos, k)
-	slot := &tb.recent[(key*0x9e3779b97f4a7c15)>>56]
+	slot := &tb.recent[recentSlot(key)]
 	if r := slot.Load(); r != nil && r.key == key {
 		return r.file, r.swapped, nil
 	}
