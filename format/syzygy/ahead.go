@@ -1,7 +1,6 @@
 package syzygy
 
 import (
-
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/source"
 )
