@@ -17,6 +17,9 @@ import (
 // material and the WDL tables of every material a capture or promotion of
 // pos reaches. It does not wait.
 func (tb *Tablebase) openAhead(pos *chess.Position, kinds ...Kind) {
+	if tb.openedLocal.Load() && !tb.openedRemote.Load() {
+		return // every table so far is local: nothing to gain
+	}
 	own := materialKey(pos, KindWDL)
 	if r := tb.recent[recentSlot(own)].Load(); r != nil && r.key == own {
 		if _, remote := r.file.obj.(source.Prefetcher); !remote {

@@ -66,6 +66,11 @@ type Tablebase struct {
 	// canonical name and the locked map.
 	recent [256]atomic.Pointer[recentTable]
 
+	// openedLocal and openedRemote say whether any table opened so far
+	// lives in a source that reads locally or one that fetches (see
+	// openAhead).
+	openedLocal, openedRemote atomic.Bool
+
 	// Background checksum runs; Close cancels and waits for them.
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
@@ -262,6 +267,11 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		return nil, err // transient, changed, cancelled: try again next time
 	}
 	if f != nil {
+		if _, remote := f.obj.(source.Prefetcher); remote {
+			tb.openedRemote.Store(true)
+		} else {
+			tb.openedLocal.Store(true)
+		}
 		f.cache = tb.cache
 		f.forget = func() { tb.forget(key, f) }
 		if !tb.opts.SkipChecksums {
