@@ -226,7 +226,7 @@ func TestSharedCache(t *testing.T) {
 			t.Fatalf("line %d: %d, %v", r.line, got, err)
 		}
 	}
-	used, peak := cache.Stats()
+	used, peak := tb.CacheStats()
 	if used == 0 || peak > 4<<10 {
 		t.Errorf("cache used %d, peak %d, budget %d", used, peak, 4<<10)
 	}

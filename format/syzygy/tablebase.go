@@ -175,6 +175,11 @@ func (tb *Tablebase) exit() {
 	}
 }
 
+// CacheStats reports the decoded-block bytes held now and the most ever
+// held (in the shared cache, when Options.BlockCache set one: then across
+// every reader using it).
+func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.Stats() }
+
 func (tb *Tablebase) now() time.Time {
 	if tb.opts.Now != nil {
 		return tb.opts.Now()
