@@ -18,6 +18,9 @@ import (
 // Options.BlockCacheBytes is zero.
 const DefaultBlockCacheBytes = 64 << 20
 
+// maxChecksumRuns is how many whole-file checksum runs work at once.
+const maxChecksumRuns = 4
+
 // DefaultMissingTTL is MissingTTL's default.
 const DefaultMissingTTL = 5 * time.Minute
 
@@ -71,6 +74,9 @@ type Tablebase struct {
 	// openAhead).
 	openedLocal, openedRemote atomic.Bool
 
+	// checksumRuns bounds the checksum runs at work at once.
+	checksumRuns chan struct{}
+
 	// Background checksum runs; Close cancels and waits for them.
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
@@ -120,6 +126,8 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		opts:   opts,
 		tables: make(map[tableKey]*tableSlot),
 		idle:   make(chan struct{}),
+
+		checksumRuns: make(chan struct{}, maxChecksumRuns),
 	}
 	tb.bgCtx, tb.bgCancel = context.WithCancel(context.Background())
 	return tb, nil
