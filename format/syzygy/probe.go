@@ -31,8 +31,9 @@ func checkPosition(pos *chess.Position) error {
 
 // probeTable returns the value the kind-k table stores for pos (its side
 // to move, without en-passant rights). For a DTZ table, wdl is the
-// position's WDL, which picks the map, and other reports that the table
-// stores only the other side to move.
+// position's WDL, which picks the map; other reports that the table
+// stores only the other side to move, and rounded that the value was
+// stored in moves (so the distance may be one ply more).
 func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind, wdl int) (v int, other, rounded bool, err error) {
 	if pos.Occupied().Count() == 2 {
 		return 0, false, false, nil // bare kings
