@@ -76,3 +76,17 @@ func (tb *Tablebase) opened(k Kind, m material) bool {
 	tb.mu.RUnlock()
 	return s != nil && s.done.Load() != nil
 }
+
+// openedFile returns the kind-k table of m when it is open, else nil.
+func (tb *Tablebase) openedFile(k Kind, m material) *tableFile {
+	tb.mu.RLock()
+	s := tb.tables[tableKey{k, m}]
+	tb.mu.RUnlock()
+	if s == nil {
+		return nil
+	}
+	if r := s.done.Load(); r != nil {
+		return r.file
+	}
+	return nil
+}

@@ -42,6 +42,14 @@ func checkAllChecksums(t *testing.T, dir string, want int) {
 		if err := tb.VerifyChecksum(context.Background(), kind, mat); err != nil {
 			t.Errorf("%s: %v", e.Name(), err)
 		}
+		// Open the table, then ask again: the gate's run must agree.
+		m, _ := parseMaterial(mat)
+		if _, err := tb.table(context.Background(), kind, m); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if err := tb.VerifyChecksum(context.Background(), kind, mat); err != nil {
+			t.Errorf("%s, open: %v", e.Name(), err)
+		}
 	}
 	if n != want {
 		t.Errorf("%d tables, want %d", n, want)
@@ -66,6 +74,12 @@ func TestChecksumFlippedByte(t *testing.T) {
 		err := tb.VerifyChecksum(context.Background(), KindWDL, "KRvKR")
 		if !errors.Is(err, ErrCorrupt) {
 			t.Errorf("byte %d flipped: %v, want ErrCorrupt", at, err)
+		}
+		// Once the table is open, its gate's run answers: the same verdict.
+		pos := mustFEN(t, "8/8/3k4/8/2r5/8/5R2/4K3 w - - 0 1")
+		tb.WDL(context.Background(), &pos)
+		if err := tb.VerifyChecksum(context.Background(), KindWDL, "KRvKR"); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("byte %d flipped, table open: %v, want ErrCorrupt", at, err)
 		}
 	}
 }
