@@ -71,12 +71,20 @@ func (tb *Tablebase) VerifyChecksum(ctx context.Context, kind Kind, material str
 	if err := tb.enter(); err != nil {
 		return err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	m, ok := parseMaterial(material)
 	if !ok {
 		return fmt.Errorf("syzygy: bad material %q", material)
 	}
 	m, _ = m.canonical()
+	if f := tb.openedFile(kind, m); f != nil && f.gate != nil {
+		// The table's own gate is checking (or has checked) this very
+		// object: wait for it rather than read the file a second time.
+		if err := f.gate.wait(ctx); err != nil {
+			return &FileError{File: f.name, Err: err}
+		}
+		return nil
+	}
 	obj, name, err := tb.findObject(ctx, kind, m)
 	if err != nil {
 		return err

@@ -2,7 +2,9 @@ package syzygy
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +42,14 @@ func checkAllChecksums(t *testing.T, dir string, want int) {
 		if err := tb.VerifyChecksum(context.Background(), kind, mat); err != nil {
 			t.Errorf("%s: %v", e.Name(), err)
 		}
+		// Open the table, then ask again: the gate's run must agree.
+		m, _ := parseMaterial(mat)
+		if _, err := tb.table(context.Background(), kind, m); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if err := tb.VerifyChecksum(context.Background(), kind, mat); err != nil {
+			t.Errorf("%s, open: %v", e.Name(), err)
+		}
 	}
 	if n != want {
 		t.Errorf("%d tables, want %d", n, want)
@@ -65,6 +75,12 @@ func TestChecksumFlippedByte(t *testing.T) {
 		if !errors.Is(err, ErrCorrupt) {
 			t.Errorf("byte %d flipped: %v, want ErrCorrupt", at, err)
 		}
+		// Once the table is open, its gate's run answers: the same verdict.
+		pos := mustFEN(t, "8/8/3k4/8/2r5/8/5R2/4K3 w - - 0 1")
+		tb.WDL(context.Background(), &pos)
+		if err := tb.VerifyChecksum(context.Background(), KindWDL, "KRvKR"); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("byte %d flipped, table open: %v, want ErrCorrupt", at, err)
+		}
 	}
 }
 
@@ -87,6 +103,19 @@ func TestParseTableName(t *testing.T) {
 		kind, mat, ok := ParseTableName(c.name)
 		if ok != c.ok || (ok && (kind != c.kind || mat != c.mat)) {
 			t.Errorf("ParseTableName(%q) = %v %q %v", c.name, kind, mat, ok)
+		}
+	}
+}
+
+// TestCRC8 checks the table-driven 8-byte CRC-32C step against the
+// standard library's CRC-32C (which inverts before and after).
+func TestCRC8(t *testing.T) {
+	for i, c := range []struct{ crc, v uint64 }{{0, 0}, {0, 1}, {0xffffffff, 0x0123456789abcdef}, {0x1234, 1 << 63}, {0xdeadbeef, 0xfeedfacecafebeef}} {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], c.v)
+		want := uint64(^crc32.Update(^uint32(c.crc), crc32.MakeTable(crc32.Castagnoli), b[:]))
+		if got := crc8(c.crc, c.v); got != want {
+			t.Errorf("%d: crc8(%#x, %#x) = %#x, want %#x", i, c.crc, c.v, got, want)
 		}
 	}
 }

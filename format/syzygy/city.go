@@ -21,6 +21,21 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// crcSlices are the slicing-by-8 tables of CRC-32C: crcSlices[k][b] is
+// the CRC of byte b followed by k zero bytes.
+var crcSlices = func() (t [8][256]uint32) {
+	for b := range 256 {
+		t[0][b] = castagnoli[b]
+	}
+	for k := 1; k < 8; k++ {
+		for b := range 256 {
+			prev := t[k-1][b]
+			t[k][b] = prev>>8 ^ t[0][prev&0xff]
+		}
+	}
+	return t
+}()
+
 func fetch64(s []byte, i int) uint64 { return binary.LittleEndian.Uint64(s[i:]) }
 func fetch32(s []byte, i int) uint64 { return uint64(binary.LittleEndian.Uint32(s[i:])) }
 
@@ -40,9 +55,10 @@ func hash16(u, v uint64) uint64 {
 // crc8 is the SSE4.2 crc32 instruction on 8 bytes: CRC-32C without the
 // customary inversions.
 func crc8(crc, v uint64) uint64 {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	return uint64(^crc32.Update(^uint32(crc), castagnoli, b[:]))
+	x := uint64(uint32(crc)) ^ v
+	t := &crcSlices
+	return uint64(t[7][x&0xff] ^ t[6][x>>8&0xff] ^ t[5][x>>16&0xff] ^ t[4][x>>24&0xff] ^
+		t[3][x>>32&0xff] ^ t[2][x>>40&0xff] ^ t[1][x>>48&0xff] ^ t[0][x>>56])
 }
 
 func hashLen0to16(s []byte) uint64 {

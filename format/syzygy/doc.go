@@ -1,6 +1,6 @@
 // Package syzygy reads Syzygy endgame tablebases (.rtbw WDL tables and
 // .rtbz DTZ tables) through the source seam, giving the values the Fathom
-// prober gives: WDL with the cursed band, DTZ50” in plies, and Fathom's
+// prober gives: WDL with the cursed band, DTZ50″ in plies, and Fathom's
 // root ranking.
 //
 // A table file is a short header, one or more Huffman-coded sub-tables
@@ -17,4 +17,16 @@
 // small search, as Fathom does, before it trusts a stored value. A DTZ table
 // stores one side to move only; the other side's DTZ is found by a one-ply
 // search.
+//
+// The values follow Fathom exactly (its oracle in ../shared/syzygy is swept
+// whole by the tests): WDL from -2 (loss) to 2 (win) with ±1 for the cursed
+// band, DTZ50″ in plies with |DTZ| > 100 in the cursed band, and Root as
+// Fathom's tb_probe_root, moves in Fathom's generation order. The format
+// stores some distances in moves rather than plies; DTZWithRounding says
+// when a value may be one ply short.
+//
+// A table answers only after the checksum the generator embeds in it (the
+// one tbcheck verifies) has been confirmed, which happens in the background
+// from the moment the table is opened: a flipped bit inside a compressed
+// block decodes to other plausible values, which nothing else would catch.
 package syzygy

@@ -51,7 +51,7 @@ func FuzzHeader(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := tb.probeTable(ctx, &pos, kind, 2); err != nil && !errors.Is(err, ErrCorrupt) {
+			if _, _, _, err := tb.probeTable(ctx, &pos, kind, 2); err != nil && !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("%s: %v", fen, err)
 			}
 		}

@@ -39,7 +39,16 @@ func (tb *Tablebase) newChecksumGate(obj source.Object) *checksumGate {
 		tb.bgWG.Add(1)
 		go func() {
 			defer tb.bgWG.Done()
+			// Each run holds up to a 16 MiB chunk: bound how many run.
+			select {
+			case tb.checksumRuns <- struct{}{}:
+			case <-tb.bgCtx.Done():
+				r.err = tb.bgCtx.Err()
+				close(r.done)
+				return
+			}
 			got, stored, err := fileChecksum(tb.bgCtx, obj)
+			<-tb.checksumRuns
 			if err == nil && got != stored {
 				err = corruptf("checksum mismatch")
 			}

@@ -3,6 +3,7 @@ package syzygy
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 )
 
 // A sub-table's values are compressed in two stages. Runs of values were
@@ -210,6 +211,22 @@ func (d *pairsData) locate(idx uint64) (block uint32, lit int, err error) {
 type decodedBlock struct {
 	syms []uint16
 	ends []uint32
+
+	// The sub-table remembers the block it read last (tableFile.last), so
+	// a run of probes into one block skips the shared cache's lock; the
+	// cache clears that memo when it evicts the block, which keeps every
+	// decoded block inside the cache's budget.
+	block   uint32
+	memo    *atomic.Pointer[decodedBlock]
+	evicted atomic.Bool
+}
+
+// MarkEvicted is called by the block cache when it drops b.
+func (b *decodedBlock) MarkEvicted() {
+	b.evicted.Store(true)
+	if b.memo != nil {
+		b.memo.CompareAndSwap(b, nil)
+	}
 }
 
 // bytes is what the block costs in the cache.
@@ -218,7 +235,7 @@ func (b *decodedBlock) bytes() int64 { return int64(cap(b.syms))*2 + int64(cap(b
 // decodeBlock decodes the compressed bytes of block b.
 func (d *pairsData) decodeBlock(buf []byte, block uint32) (*decodedBlock, error) {
 	want := uint64(d.sizes[block]) + 1
-	out := &decodedBlock{}
+	out := &decodedBlock{block: block}
 	var code uint64 // the next bits, most significant first
 	have := 0       // valid bits in code
 	pos := 0        // next byte of buf to load

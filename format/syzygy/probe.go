@@ -31,17 +31,16 @@ func checkPosition(pos *chess.Position) error {
 
 // probeTable returns the value the kind-k table stores for pos (its side
 // to move, without en-passant rights). For a DTZ table, wdl is the
-// position's WDL, which picks the map, and other reports that the table
-// stores only the other side to move.
-func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind, wdl int) (v int, other bool, err error) {
-	m := materialOf(pos)
-	if m.total() == 2 {
-		return 0, false, nil // bare kings
+// position's WDL, which picks the map; other reports that the table
+// stores only the other side to move, and rounded that the value was
+// stored in moves (so the distance may be one ply more).
+func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind, wdl int) (v int, other, rounded bool, err error) {
+	if pos.Occupied().Count() == 2 {
+		return 0, false, false, nil // bare kings
 	}
-	cm, swapped := m.canonical()
-	t, err := tb.table(ctx, k, cm)
+	t, swapped, err := tb.tableFor(ctx, pos, k)
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	stm := pos.SideToMove()
 	flip, bside := false, 0
@@ -76,10 +75,10 @@ func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind
 	ok := true
 	if !t.lay.hasPawns {
 		if k == KindDTZ && int(t.dtzFlags[0]&dtzSecondSide) != bside && !t.lay.symmetric {
-			return 0, true, nil
+			return 0, true, false, nil
 		}
 		if e = t.parts[0][side]; e == nil {
-			return 0, false, &FileError{File: t.name, Err: corruptf("no sub-table for the second side to move")}
+			return 0, false, false, &FileError{File: t.name, Err: corruptf("no sub-table for the second side to move")}
 		}
 		for i := 0; i < t.lay.num; {
 			i = fill(e, i, 0)
@@ -93,10 +92,10 @@ func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind
 		i := fill(t.parts[0][0], 0, mirror)
 		file = leadingPawn(&t.lay, p[:])
 		if k == KindDTZ && int(t.dtzFlags[file]&dtzSecondSide) != bside && !t.lay.symmetric {
-			return 0, true, nil
+			return 0, true, false, nil
 		}
 		if e = t.parts[file][side]; e == nil {
-			return 0, false, &FileError{File: t.name, Err: corruptf("no sub-table for the second side to move")}
+			return 0, false, false, &FileError{File: t.name, Err: corruptf("no sub-table for the second side to move")}
 		}
 		for i < t.lay.num {
 			i = fill(e, i, mirror)
@@ -104,31 +103,32 @@ func (tb *Tablebase) probeTable(ctx context.Context, pos *chess.Position, k Kind
 		idx, ok = e.encode(&t.lay, p[:t.lay.num], encFile)
 	}
 	if !ok {
-		return 0, false, &FileError{File: t.name, Err: corruptf("position %s has no index", pos.FEN())}
+		return 0, false, false, &FileError{File: t.name, Err: corruptf("position %s has no index", pos.FEN())}
 	}
 	raw, err := t.lookup(ctx, e, 2*file+side, idx)
 	if err != nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
 	if k == KindWDL {
 		if raw > 4 {
-			return 0, false, &FileError{File: t.name, Err: corruptf("WDL value %d", raw)}
+			return 0, false, false, &FileError{File: t.name, Err: corruptf("WDL value %d", raw)}
 		}
-		return int(raw) - 2, false, nil
+		return int(raw) - 2, false, false, nil
 	}
 	v = int(raw)
 	flags := t.dtzFlags[file]
 	if flags&dtzMapped != 0 {
 		mp := t.dtzMaps[file][wdlToMap[wdl+2]]
 		if v >= len(mp) {
-			return 0, false, &FileError{File: t.name, Err: corruptf("DTZ value %d past its map (%d)", v, len(mp))}
+			return 0, false, false, &FileError{File: t.name, Err: corruptf("DTZ value %d past its map (%d)", v, len(mp))}
 		}
 		v = int(mp[v])
 	}
 	if flags&plyFlag[wdl+2] == 0 || wdl&1 != 0 {
-		v *= 2
+		// Stored in moves: the distance in plies is 2v or 2v+1.
+		return 2 * v, false, true, nil
 	}
-	return v, false, nil
+	return v, false, false, nil
 }
 
 // posStack holds the positions a probe's search visits, so children do not
@@ -216,7 +216,7 @@ func (tb *Tablebase) alphaBeta(ctx context.Context, st *posStack, pos *chess.Pos
 			alpha = v
 		}
 	}
-	v, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
+	v, _, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -250,7 +250,7 @@ func (tb *Tablebase) probeWDL(ctx context.Context, st *posStack, pos *chess.Posi
 			}
 		}
 	}
-	v, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
+	v, _, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
 	if err != nil {
 		return 0, false, err
 	}
@@ -281,14 +281,16 @@ func (tb *Tablebase) probeWDL(ctx context.Context, st *posStack, pos *chess.Posi
 	return v, false, nil
 }
 
-// probeDTZ returns pos's DTZ50” for the side to move (Fathom's probe_dtz).
-func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Position) (int, error) {
+// probeDTZ returns pos's DTZ50″ for the side to move (Fathom's probe_dtz)
+// and whether it may be rounded: one ply less than the true distance,
+// because the table stores that class of values in moves.
+func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Position) (int, bool, error) {
 	wdl, zeroingBest, err := tb.probeWDL(ctx, st, pos)
 	if err != nil || wdl == 0 {
-		return 0, err
+		return 0, false, err
 	}
 	if zeroingBest {
-		return wdlToDTZ[wdl+2], nil
+		return wdlToDTZ[wdl+2], false, nil
 	}
 	var buf [256]chess.Move
 	moves := pos.LegalMoves(buf[:0])
@@ -303,25 +305,25 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Posi
 			v, _, err := tb.probeWDL(ctx, st, child)
 			st.n = mark
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			if -v == wdl {
-				return wdlToDTZ[wdl+2], nil
+				return wdlToDTZ[wdl+2], false, nil
 			}
 		}
 	}
-	d, other, err := tb.probeTable(ctx, pos, KindDTZ, wdl)
+	d, other, rounded, err := tb.probeTable(ctx, pos, KindDTZ, wdl)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if !other {
 		if wdl > 0 {
-			return wdlToDTZ[wdl+2] + d, nil
+			return wdlToDTZ[wdl+2] + d, rounded, nil
 		}
-		return wdlToDTZ[wdl+2] - d, nil
+		return wdlToDTZ[wdl+2] - d, rounded, nil
 	}
 	// The table holds the other side to move: one ply of search.
-	best := math.MaxInt
+	best, bestRounded := math.MaxInt, false
 	if wdl < 0 {
 		best = wdlToDTZ[wdl+2]
 	}
@@ -330,28 +332,30 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Posi
 			continue
 		}
 		child := st.play(pos, m)
-		v, err := tb.probeDTZ(ctx, st, child)
+		v, r, err := tb.probeDTZ(ctx, st, child)
 		mate := err == nil && v == -1 && child.IsCheckmate()
 		st.n = mark
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		v = -v
 		switch {
 		case mate:
-			best = 1
+			best, bestRounded = 1, false
 		case wdl > 0:
 			if v > 0 && v+1 < best {
-				best = v + 1
+				best, bestRounded = v+1, r
 			}
 		default:
-			best = min(best, v-1)
+			if v-1 < best {
+				best, bestRounded = v-1, r
+			}
 		}
 	}
 	if best == math.MaxInt {
-		return 0, corruptf("won position %s has no winning move in the tables", pos.FEN())
+		return 0, false, corruptf("won position %s has no winning move in the tables", pos.FEN())
 	}
-	return best, nil
+	return best, bestRounded, nil
 }
 
 // WDL returns the table WDL of pos for the side to move: -2 loss, -1
@@ -362,9 +366,15 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	if err := tb.enter(); err != nil {
 		return 0, err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	if err := checkPosition(pos); err != nil {
 		return 0, err
+	}
+	tb.openAhead(pos, KindWDL)
+	if !mayCapture(pos) {
+		// Without captures the table's value is the answer.
+		v, _, _, err := tb.probeTable(ctx, pos, KindWDL, 0)
+		return v, err
 	}
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
@@ -373,7 +383,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	return v, err
 }
 
-// DTZ returns the DTZ50” of pos in plies for the side to move, as
+// DTZ returns the DTZ50″ of pos in plies for the side to move, as
 // python-chess's probe_dtz: positive when the side to move wins, negative
 // when it loses, 0 for a draw, and |DTZ| > 100 in the cursed band (a win or
 // loss that the 50-move rule turns into a draw). The value may be one ply
@@ -384,10 +394,32 @@ func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) 
 	if err := tb.enter(); err != nil {
 		return 0, err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	if err := checkPosition(pos); err != nil {
 		return 0, err
 	}
+	tb.openAhead(pos, KindWDL, KindDTZ)
+	st := stackPool.Get().(*posStack)
+	defer stackPool.Put(st)
+	st.n = 0
+	v, _, err := tb.probeDTZ(ctx, st, pos)
+	return v, err
+}
+
+// DTZWithRounding is DTZ and whether the value may be rounded: where a
+// table stores a class of distances in moves rather than plies, the true
+// DTZ can be one ply further from zero than the value given (shakmaty-
+// syzygy's MaybeRounded, whose precise half is lila-tablebase's
+// precise_dtz). Values found from a zeroing move or a mate are exact.
+func (tb *Tablebase) DTZWithRounding(ctx context.Context, pos *chess.Position) (dtz int, maybeRounded bool, err error) {
+	if err := tb.enter(); err != nil {
+		return 0, false, err
+	}
+	defer tb.exit()
+	if err := checkPosition(pos); err != nil {
+		return 0, false, err
+	}
+	tb.openAhead(pos, KindWDL, KindDTZ)
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
 	st.n = 0

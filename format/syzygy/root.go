@@ -15,7 +15,7 @@ type RootResult struct {
 	// the clock is at most 100, ±1 when the 50-move rule intervenes, 0 for
 	// a draw. A checkmated side gets -2.
 	WDL int
-	// DTZ is the root's table DTZ50'' in plies, unsigned as Fathom gives
+	// DTZ is the root's table DTZ50″ in plies, unsigned as Fathom gives
 	// it (WDL tells the side); 0 for draws and terminal positions.
 	DTZ int
 	// Best is Fathom's move: for a win the first move, in Fathom's
@@ -111,15 +111,16 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 	if err := tb.enter(); err != nil {
 		return RootResult{}, err
 	}
-	defer tb.inflight.Done()
+	defer tb.exit()
 	if err := checkPosition(pos); err != nil {
 		return RootResult{}, err
 	}
+	tb.openAhead(pos, KindWDL, KindDTZ)
 	st := stackPool.Get().(*posStack)
 	defer stackPool.Put(st)
 	st.n = 0
 	clock := pos.HalfmoveClock()
-	dtz, err := tb.probeDTZ(ctx, st, pos)
+	dtz, _, err := tb.probeDTZ(ctx, st, pos)
 	if err != nil {
 		return RootResult{}, err
 	}
@@ -140,7 +141,7 @@ func (tb *Tablebase) Root(ctx context.Context, pos *chess.Position) (RootResult,
 		case dtz > 0 && child.IsCheckmate():
 			v = 1
 		case !pos.IsZeroing(m):
-			v, err = tb.probeDTZ(ctx, st, child)
+			v, _, err = tb.probeDTZ(ctx, st, child)
 			if err != nil {
 				return RootResult{}, err
 			}

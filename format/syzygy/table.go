@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/source"
@@ -37,8 +38,12 @@ type tableFile struct {
 	dtzMaps  [4][4][]uint16 // [file][map], see wdlToMap
 	cache    *blockcache.Cache
 	forget   func()
-	gate     *checksumGate // nil: answers need no checksum first
+	gate     *checksumGate                   // nil: answers need no checksum first
+	last     [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
 }
+
+// firstHeaderRead is the size of a table's first read.
+const firstHeaderRead = 64 << 10
 
 // headerReader grows a buffered prefix of the object as parsing needs it.
 type headerReader struct {
@@ -57,7 +62,10 @@ func (h *headerReader) need(n int) error {
 	if int64(n) > h.size {
 		return corruptf("header runs past the end of the file (%d > %d bytes)", n, h.size)
 	}
-	want := min(max(n, 2*len(h.buf), 4096), int(h.size))
+	// The first read asks for enough to hold most headers whole (the
+	// symbol tables of a large table run to tens of kilobytes), so one
+	// request usually does.
+	want := min(max(n, 2*len(h.buf), firstHeaderRead), int(h.size))
 	buf := make([]byte, want)
 	got, err := h.obj.ReadAt(h.ctx, buf, 0, source.HintHeader)
 	if err != nil && !(errors.Is(err, io.EOF) && got == want) {

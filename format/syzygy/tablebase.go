@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/source"
 )
@@ -16,6 +17,9 @@ import (
 // DefaultBlockCacheBytes is the decoded-block budget used when
 // Options.BlockCacheBytes is zero.
 const DefaultBlockCacheBytes = 64 << 20
+
+// maxChecksumRuns is how many whole-file checksum runs work at once.
+const maxChecksumRuns = 4
 
 // DefaultMissingTTL is MissingTTL's default.
 const DefaultMissingTTL = 5 * time.Minute
@@ -50,10 +54,28 @@ type Tablebase struct {
 	cache *blockcache.Cache
 	opts  Options
 
-	mu       sync.RWMutex
-	tables   map[tableKey]*tableSlot
-	closed   bool
-	inflight sync.WaitGroup
+	mu     sync.RWMutex
+	tables map[tableKey]*tableSlot
+	closed bool
+	// Probes in flight, counted without a lock: Close sets closing, and
+	// the last probe out (or Close itself, when none is in) closes idle.
+	inflight atomic.Int64
+	closing  atomic.Bool
+	idle     chan struct{}
+	idleOnce sync.Once
+
+	// recent remembers the open table of each material probed lately, keyed
+	// by the position's own (uncanonical) material, so a probe skips the
+	// canonical name and the locked map.
+	recent [256]atomic.Pointer[recentTable]
+
+	// openedLocal and openedRemote say whether any table opened so far
+	// lives in a source that reads locally or one that fetches (see
+	// openAhead).
+	openedLocal, openedRemote atomic.Bool
+
+	// checksumRuns bounds the checksum runs at work at once.
+	checksumRuns chan struct{}
 
 	// Background checksum runs; Close cancels and waits for them.
 	bgCtx    context.Context
@@ -103,6 +125,9 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		cache:  cache,
 		opts:   opts,
 		tables: make(map[tableKey]*tableSlot),
+		idle:   make(chan struct{}),
+
+		checksumRuns: make(chan struct{}, maxChecksumRuns),
 	}
 	tb.bgCtx, tb.bgCancel = context.WithCancel(context.Background())
 	return tb, nil
@@ -118,7 +143,11 @@ func (tb *Tablebase) Close() error {
 	}
 	tb.closed = true
 	tb.mu.Unlock()
-	tb.inflight.Wait()
+	tb.closing.Store(true)
+	if tb.inflight.Load() == 0 {
+		tb.idleOnce.Do(func() { close(tb.idle) })
+	}
+	<-tb.idle
 	tb.bgCancel()
 	tb.bgWG.Wait()
 	tb.mu.Lock()
@@ -136,17 +165,28 @@ func (tb *Tablebase) Close() error {
 	return errors.Join(errs...)
 }
 
-// enter registers a probe in flight; the caller must call
-// tb.inflight.Done when done.
+// enter registers a probe in flight; the caller must call tb.exit when
+// done.
 func (tb *Tablebase) enter() error {
-	tb.mu.RLock()
-	defer tb.mu.RUnlock()
-	if tb.closed {
+	tb.inflight.Add(1)
+	if tb.closing.Load() {
+		tb.exit()
 		return ErrClosed
 	}
-	tb.inflight.Add(1)
 	return nil
 }
+
+// exit ends a probe that enter registered.
+func (tb *Tablebase) exit() {
+	if tb.inflight.Add(-1) == 0 && tb.closing.Load() {
+		tb.idleOnce.Do(func() { close(tb.idle) })
+	}
+}
+
+// CacheStats reports the decoded-block bytes held now and the most ever
+// held (in the shared cache, when Options.BlockCache set one: then across
+// every reader using it).
+func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.Stats() }
 
 func (tb *Tablebase) now() time.Time {
 	if tb.opts.Now != nil {
@@ -165,6 +205,46 @@ func (tb *Tablebase) stale(r *slotResult) bool {
 		ttl = DefaultMissingTTL
 	}
 	return tb.now().Sub(r.at) >= ttl
+}
+
+// recentTable is one entry of Tablebase.recent.
+type recentTable struct {
+	key     uint64
+	file    *tableFile
+	swapped bool
+}
+
+// materialKey packs a position's men counts (and the table kind) into one
+// word: four bits per piece type and side.
+func materialKey(pos *chess.Position, k Kind) uint64 {
+	key := uint64(k)
+	for c := chess.White; c <= chess.Black; c++ {
+		for pt := chess.Pawn; pt <= chess.Queen; pt++ {
+			key = key<<4 | uint64(pos.Pieces(c, pt).Count())
+		}
+	}
+	return key
+}
+
+// recentSlot picks key's entry in Tablebase.recent.
+func recentSlot(key uint64) uint64 { return (key * 0x9e3779b97f4a7c15) >> 56 }
+
+// tableFor returns the kind-k table for pos's material and whether pos's
+// White is the table's second side.
+func (tb *Tablebase) tableFor(ctx context.Context, pos *chess.Position, k Kind) (*tableFile, bool, error) {
+	key := materialKey(pos, k)
+	slot := &tb.recent[recentSlot(key)]
+	if r := slot.Load(); r != nil && r.key == key {
+		return r.file, r.swapped, nil
+	}
+	m := materialOf(pos)
+	cm, swapped := m.canonical()
+	f, err := tb.table(ctx, k, cm)
+	if err != nil {
+		return nil, false, err
+	}
+	slot.Store(&recentTable{key: key, file: f, swapped: swapped})
+	return f, swapped, nil
 }
 
 // table returns the open kind-k table of canonical material m.
@@ -200,6 +280,11 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		return nil, err // transient, changed, cancelled: try again next time
 	}
 	if f != nil {
+		if _, remote := f.obj.(source.Prefetcher); remote {
+			tb.openedRemote.Store(true)
+		} else {
+			tb.openedLocal.Store(true)
+		}
 		f.cache = tb.cache
 		f.forget = func() { tb.forget(key, f) }
 		if !tb.opts.SkipChecksums {
@@ -227,6 +312,11 @@ func (tb *Tablebase) forget(key tableKey, f *tableFile) {
 	}
 	s.mu.Unlock()
 	if dropped {
+		for i := range tb.recent {
+			if r := tb.recent[i].Load(); r != nil && r.file == f {
+				tb.recent[i].CompareAndSwap(r, nil)
+			}
+		}
 		tb.cache.DropFile(f.id)
 		f.obj.Close()
 	}
@@ -281,6 +371,10 @@ func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) 
 	if err != nil {
 		return 0, &FileError{File: t.name, Err: err}
 	}
+	memo := &t.last[pn]
+	if b := memo.Load(); b != nil && b.block == block && !b.evicted.Load() {
+		return d.value(b, lit), nil
+	}
 	key := blockcache.Key{File: t.id, Frame: uint8(pn), Block: uint64(block)}
 	v, ok := t.cache.Peek(key)
 	if !ok {
@@ -289,13 +383,18 @@ func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) 
 			if err != nil {
 				return nil, 0, err
 			}
+			b.memo = memo
 			return b, b.bytes(), nil
 		})
 		if err != nil {
 			return 0, err
 		}
 	}
-	return d.value(v.(*decodedBlock), lit), nil
+	b := v.(*decodedBlock)
+	if !b.evicted.Load() {
+		memo.Store(b)
+	}
+	return d.value(b, lit), nil
 }
 
 // readBlock fetches and decodes one block.
