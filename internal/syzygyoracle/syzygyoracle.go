@@ -109,7 +109,7 @@ func Read(t testing.TB, path string) []Row {
 	return rows
 }
 
-// SignedDTZ is the row's root DTZ50'' signed for the side to move (the
+// SignedDTZ is the row's root DTZ50” signed for the side to move (the
 // wdl column gives the side).
 func (r *Row) SignedDTZ() int {
 	if r.WDL < 0 {
@@ -118,7 +118,7 @@ func (r *Row) SignedDTZ() int {
 	return r.DTZ
 }
 
-// TableClass is the tables' class (the clock aside) of a signed DTZ50'':
+// TableClass is the tables' class (the clock aside) of a signed DTZ50”:
 // a cursed win or blessed loss past ±100, a win or loss within.
 func TableClass(dtz int) int {
 	switch {
