@@ -46,4 +46,3 @@ func BenchmarkProbeSyzygy(b *testing.B) { benchProbe(b, syzygyoracle.Tables(b)) 
 func BenchmarkProbeBoth(b *testing.B) {
 	benchProbe(b, testenv.Shared(b, "chesstb", "shipped"), syzygyoracle.Tables(b))
 }
-

@@ -90,7 +90,7 @@ func clockClass(d, c int) int {
 // oracleRows reads the Fathom oracle, sampled under the race detector.
 func oracleRows(t *testing.T) []syzygyoracle.Row {
 	rows := syzygyoracle.Read(t, syzygyoracle.Path(t))
-	return chesstboracle.Sample(rows, 400, raceEnabled || testing.Short())
+	return chesstboracle.Sample(rows, 120, raceEnabled || testing.Short())
 }
 
 // checkRow compares one probe and ranking with the oracle row (arbiter:

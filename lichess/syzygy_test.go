@@ -199,7 +199,7 @@ func TestStandardSyzygyFixtures(t *testing.T) {
 	dir := testenv.Testdata(t, "syzygy")
 	base := tablesServer(t, dir)
 	rows := syzygyoracle.Read(t, dir+"/probe.tsv")
-	rows = chesstboracle.Sample(rows, 150, raceEnabled || testing.Short())
+	rows = chesstboracle.Sample(rows, 60, raceEnabled || testing.Short())
 	for i := range rows {
 		checkStandardRow(t, base, &rows[i], []string{"syzygy"})
 	}
@@ -211,7 +211,7 @@ func TestStandardSyzygyFixtures(t *testing.T) {
 // shipped tables of the same materials (formats [chesstb syzygy]).
 func TestStandardSyzygyOracle(t *testing.T) {
 	rows := syzygyoracle.Read(t, syzygyoracle.Path(t))
-	rows = chesstboracle.Sample(rows, 300, raceEnabled || testing.Short())
+	rows = chesstboracle.Sample(rows, 100, raceEnabled || testing.Short())
 	for _, tc := range []struct {
 		name    string
 		dirs    []string
