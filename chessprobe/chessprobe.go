@@ -112,7 +112,7 @@ func (p *Prober) Probe(ctx context.Context, pos *chess.Position) (Result, error)
 			return res, nil
 		case ctbErr == nil:
 			res.Formats = Chesstb
-		case !errors.Is(ctbErr, chesstb.ErrNoTable):
+		case !unanswered(ctbErr):
 			return res, ctbErr
 		}
 	} else if r, ok := boardResult(pos); ok {
@@ -138,18 +138,23 @@ func (p *Prober) Probe(ctx context.Context, pos *chess.Position) (Result, error)
 		return res, nil // chesstb alone
 	}
 	if ctbErr != nil {
-		// Only Syzygy holds the material: the chesstb probe left the
-		// board facts and the material; the metrics it could not read
-		// are now those Syzygy does not hold.
+		// Only Syzygy answers: the chesstb probe left the material; the
+		// metrics only chesstb holds are missing for chesstb's reason.
 		res.Result = chesstb.Result{Material: res.Material}
 		for _, m := range []chesstb.Metric{chesstb.MetricDTM, chesstb.MetricDTC, chesstb.MetricDTM50} {
-			res.setUnavailable(m, fmt.Errorf("%w: Syzygy tables hold no %s", chesstb.ErrNoTable, m))
+			res.setUnavailable(m, fmt.Errorf("%w (Syzygy tables hold no %s)", ctbErr, m))
 		}
 	}
 	if err := res.merge(pos, syz); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// unanswered reports a chesstb error that leaves the position to Syzygy:
+// no table, or a table form or derivation chesstb cannot answer from.
+func unanswered(err error) bool {
+	return errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrUnresolved) || errors.Is(err, chesstb.ErrUnsupported)
 }
 
 // probeSyzygy reads the Syzygy WDL and, where a DTZ table holds the

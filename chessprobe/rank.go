@@ -43,7 +43,7 @@ func (p *Prober) RankMoves(ctx context.Context, pos *chess.Position, opts chesst
 		if err == nil {
 			return p.withSyzygy(ctx, pos, moves)
 		}
-		if p.syz == nil || !errors.Is(err, chesstb.ErrNoTable) {
+		if p.syz == nil || !unanswered(err) {
 			return nil, err
 		}
 		ctbErr = err
