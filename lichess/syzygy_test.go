@@ -1,6 +1,7 @@
 package lichess_test
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -250,4 +251,64 @@ func TestLilaTestPySyzygy(t *testing.T) {
 	if ran := runLilaCases(t, base); ran < 4 {
 		t.Errorf("only %d cases ran", ran)
 	}
+}
+
+// TestMainlineSyzygy follows /standard/mainline over the Syzygy fixtures
+// alone from the Fathom rows at clock 0 (lila's README: the line claims
+// the 50-move draw as soon as it can): a row Fathom calls a win or loss
+// (wdl ±2) ends in checkmate by the winner, a cursed win or blessed loss
+// (±1) with no winner, a draw with no line; every step's dtz is nonzero.
+func TestMainlineSyzygy(t *testing.T) {
+	dir := testenv.Testdata(t, "syzygy")
+	base := tablesServer(t, dir)
+	var rows []syzygyoracle.Row
+	for _, r := range syzygyoracle.Read(t, dir+"/probe.tsv") {
+		if clockOf(r.FEN) == 0 && !r.Terminal() {
+			rows = append(rows, r)
+		}
+	}
+	rows = chesstboracle.Sample(rows, 60, true)
+	for _, r := range rows {
+		code, _, b := fetch(t, "GET", base+"/standard/mainline?fen="+strings.ReplaceAll(r.FEN, " ", "_"), nil, "")
+		var ml struct {
+			Mainline []struct {
+				UCI string
+				DTZ float64
+			}
+			Winner *string
+			DTZ    float64
+		}
+		if err := json.Unmarshal(b, &ml); code != 200 || err != nil {
+			t.Errorf("%s: status %d %v: %s", r.FEN, code, err, b)
+			continue
+		}
+		if ml.DTZ != float64(r.SignedDTZ()) {
+			t.Errorf("%s: mainline dtz %v, Fathom's %d", r.FEN, ml.DTZ, r.SignedDTZ())
+		}
+		white := strings.Fields(r.FEN)[1] == "w"
+		switch r.WDL {
+		case 0:
+			if len(ml.Mainline) != 0 || ml.Winner != nil {
+				t.Errorf("%s (draw): line of %d, winner %v", r.FEN, len(ml.Mainline), ml.Winner)
+			}
+		case 2, -2:
+			want := "w"
+			if (r.WDL > 0) != white {
+				want = "b"
+			}
+			if ml.Winner == nil || *ml.Winner != want {
+				t.Errorf("%s (wdl %d): winner %v, want %s after %d plies", r.FEN, r.WDL, ml.Winner, want, len(ml.Mainline))
+			}
+		default:
+			if ml.Winner != nil {
+				t.Errorf("%s (wdl %d): winner %v; the 50-move rule draws it", r.FEN, r.WDL, *ml.Winner)
+			}
+		}
+		for i, s := range ml.Mainline {
+			if s.DTZ == 0 {
+				t.Errorf("%s: ply %d %s has dtz 0 inside a decisive line", r.FEN, i, s.UCI)
+			}
+		}
+	}
+	t.Logf("%d mainlines followed", len(rows))
 }
