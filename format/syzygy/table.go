@@ -40,6 +40,14 @@ type tableFile struct {
 	forget   func()
 	gate     *checksumGate                   // nil: answers need no checksum first
 	last     [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
+	where    layoutOffsets
+}
+
+// layoutOffsets records where the parts of the header lie in the file.
+type layoutOffsets struct {
+	flags           [4]int // each DTZ sub-table's flag byte
+	maps            int    // the DTZ maps (or where they would be)
+	index, indexEnd uint64 // the sparse indexes and size tables
 }
 
 // firstHeaderRead is the size of a table's first read.
@@ -143,6 +151,7 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 				}
 				if kind == KindDTZ {
 					t.dtzFlags[f] = h.buf[off]
+					t.where.flags[f] = off
 				}
 				off += n
 				break
@@ -150,6 +159,7 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 			e.pairs = d
 		}
 	}
+	t.where.maps = off
 	if kind == KindDTZ {
 		for f := range t.numFiles {
 			fl := t.dtzFlags[f]
@@ -210,6 +220,7 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 	each(func(d *pairsData) { idxOff = append(idxOff, pos); pos += d.indexBytes })
 	each(func(d *pairsData) { sizeOff = append(sizeOff, pos); pos += d.sizesBytes })
 	idxEnd := pos
+	t.where.index, t.where.indexEnd = idxStart, idxEnd
 	each(func(d *pairsData) {
 		pos = (pos + 63) &^ 63
 		d.dataOff = int64(pos)
