@@ -61,7 +61,18 @@ func widenMaps(t *testing.T, orig []byte, f *tableFile) []byte {
 // tables has them, large ones do): every value must stay the oracle's
 // (arbiter: Fathom's rows).
 func TestWideDTZMaps(t *testing.T) {
-	src := testenv.Testdata(t, "syzygy")
+	checkWidened(t, testenv.Testdata(t, "syzygy"), readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv")))
+}
+
+// TestSharedWideDTZMaps does the same over the shared tables (pawnful ones
+// among them, with maps for some leading-pawn files only) and the whole
+// oracle.
+func TestSharedWideDTZMaps(t *testing.T) {
+	_, rows := sharedRows(t)
+	checkWidened(t, testenv.Shared(t, "syzygy", "tables"), rows)
+}
+
+func checkWidened(t *testing.T, src string, rows []oracleRow) {
 	dir := t.TempDir()
 	tb := openDir(t, src)
 	ents, err := os.ReadDir(src)
@@ -110,10 +121,14 @@ func TestWideDTZMaps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.dtzFlags[0]&dtzWideMap == 0 && f.dtzFlags[1]&dtzWideMap == 0 {
+		wideAny := false
+		for fl := range f.numFiles {
+			wideAny = wideAny || f.dtzFlags[fl]&dtzWideMap != 0
+		}
+		if !wideAny {
 			t.Fatalf("%s was not rewritten with wide maps", m.name())
 		}
 	}
-	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
 	checkDTZRows(t, wide, rows)
+	t.Logf("%d tables widened", len(widened))
 }
