@@ -51,7 +51,7 @@ type layoutOffsets struct {
 }
 
 // firstHeaderRead is the size of a table's first read.
-const firstHeaderRead = 64 << 10
+var firstHeaderRead = 64 << 10 // a variable so tests can make it tiny
 
 // headerReader grows a buffered prefix of the object as parsing needs it.
 type headerReader struct {

@@ -132,3 +132,19 @@ func checkWidened(t *testing.T, src string, rows []oracleRow) {
 	checkDTZRows(t, wide, rows)
 	t.Logf("%d tables widened", len(widened))
 }
+
+// TestSmallHeaderReads opens the fixture tables reading their headers a
+// few bytes at a time (as a transport with a short first read would make
+// the parser grow its buffer again and again) and sweeps the fixture rows
+// (arbiter: Fathom's rows).
+func TestSmallHeaderReads(t *testing.T) {
+	saved := firstHeaderRead
+	firstHeaderRead = 7
+	// Restored after the Tablebase's Close (cleanups run last first), so
+	// no background open is still reading it.
+	t.Cleanup(func() { firstHeaderRead = saved })
+	tb := openDir(t, testenv.Testdata(t, "syzygy"))
+	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	checkWDLRows(t, tb, rows)
+	checkDTZRows(t, tb, rows)
+}
