@@ -148,3 +148,39 @@ func TestSmallHeaderReads(t *testing.T) {
 	checkWDLRows(t, tb, rows)
 	checkDTZRows(t, tb, rows)
 }
+
+// TestLazyIndex reads every table's sparse index and size table in pages
+// on demand, as large tables do, and sweeps the oracle: fixture rows
+// always, the whole shared oracle when it is there (arbiter: Fathom's
+// rows).
+func TestLazyIndex(t *testing.T) {
+	saved := eagerIndexBytes
+	eagerIndexBytes = 0
+	t.Cleanup(func() { eagerIndexBytes = saved }) // after the Tablebases close
+	tb := openDir(t, testenv.Testdata(t, "syzygy"))
+	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	checkWDLRows(t, tb, rows)
+	checkDTZRows(t, tb, rows)
+	if testenv.HasShared(t, "syzygy") {
+		shared, rows := sharedRows(t)
+		checkWDLRows(t, shared, rows)
+		checkDTZRows(t, shared, rows)
+		checkRootRows(t, shared, rows)
+	}
+	f, err := tb.table(context.Background(), KindWDL, mustMaterial(t, "KRvKR"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.parts[0][0].pairs.lazy == nil {
+		t.Error("KRvKR.rtbw's index was read whole")
+	}
+}
+
+func mustMaterial(t *testing.T, s string) material {
+	t.Helper()
+	m, ok := parseMaterial(s)
+	if !ok {
+		t.Fatalf("bad material %q", s)
+	}
+	return m
+}
