@@ -70,3 +70,10 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSharedRoot ranks the root moves of every non-terminal oracle
+// position.
+func BenchmarkSharedRoot(b *testing.B) {
+	ctx := context.Background()
+	benchProbe(b, func(tb *Tablebase, p *chess.Position) error { _, err := tb.Root(ctx, p); return err })
+}

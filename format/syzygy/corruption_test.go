@@ -105,3 +105,75 @@ func okOrCorrupt(err error, correct bool) bool {
 	}
 	return correct
 }
+
+// TestSharedCorruptTables flips bytes in larger shared tables (pawnful,
+// with DTZ maps, two-sided WDL) and probes the oracle rows of their
+// material through a source that serves the damaged copy ahead of the
+// shared folder: ErrCorrupt or the oracle's value, never another.
+func TestSharedCorruptTables(t *testing.T) {
+	shared := testenv.Shared(t, "syzygy", "tables")
+	all := readOracle(t, testenv.Shared(t, "syzygy", "oracle", "probe.tsv"))
+	sharedSrc, err := mmap.New(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sharedSrc.Close()
+	ctx := context.Background()
+	for _, file := range []string{"KPvKP.rtbw", "KPvKP.rtbz", "KBNvK.rtbz", "KNNvKQ.rtbw"} {
+		mat := file[:len(file)-5]
+		var rows []oracleRow
+		for _, r := range all {
+			pos := mustFEN(t, r.fen)
+			if m, _ := materialOf(&pos).canonical(); m.name() == mat {
+				rows = append(rows, r)
+			}
+		}
+		if raceEnabled {
+			rows = sampleRows(rows, 20)
+		}
+		orig, err := os.ReadFile(filepath.Join(shared, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []int{6, 40, 200, len(orig) / 4, len(orig) / 2, len(orig) - 40} {
+			dir := t.TempDir()
+			b := append([]byte(nil), orig...)
+			b[at] ^= 0x21
+			if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			damaged, err := mmap.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb, err := Open(Options{}, damaged, sharedSrc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wrong, corrupt := 0, 0
+			for _, r := range rows {
+				pos := mustFEN(t, r.fen)
+				w, werr := tb.WDL(ctx, &pos)
+				d, derr := tb.DTZ(ctx, &pos)
+				wantD := sign(r.wdl) * r.dtz
+				if pos.IsCheckmate() {
+					wantD = -1
+				}
+				if werr != nil || derr != nil {
+					corrupt++
+				}
+				if !okOrCorrupt(werr, w == tableWDL(r.wdl, r.dtz)) || !okOrCorrupt(derr, d == wantD) {
+					wrong++
+					if wrong < 5 {
+						t.Errorf("%s byte %d: line %d %s: WDL %d %v, DTZ %d %v", file, at, r.line, r.fen, w, werr, d, derr)
+					}
+				}
+			}
+			if corrupt == 0 && len(rows) > 0 {
+				t.Errorf("%s byte %d: no probe of %d rows noticed the damage", file, at, len(rows))
+			}
+			tb.Close()
+			damaged.Close()
+		}
+	}
+}

@@ -86,7 +86,7 @@ func FuzzPairs(f *testing.F) {
 			d.sizes[i] = uint16(rest[d.indexBytes+2*uint64(i)]) | uint16(rest[d.indexBytes+2*uint64(i)+1])<<8
 		}
 		blocks := rest[d.indexBytes+d.sizesBytes:]
-		block, lit, err := d.locate(idx % size)
+		block, lit, err := d.locate(context.Background(), idx%size)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatal(err)
@@ -97,7 +97,7 @@ func FuzzPairs(f *testing.F) {
 		if off := uint64(block) << d.blockSize; off < uint64(len(blocks)) {
 			copy(buf, blocks[off:])
 		}
-		db, err := d.decodeBlock(buf, block)
+		db, err := d.decodeBlock(context.Background(), buf, block)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatal(err)

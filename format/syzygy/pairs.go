@@ -1,6 +1,7 @@
 package syzygy
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
@@ -35,9 +36,10 @@ type pairsData struct {
 	numIndex   uint64
 	realBlocks uint32
 	numBlocks  uint32
-	index      []byte   // 6 bytes per sparse entry: block (le32), offset (le16)
-	sizes      []uint16 // values in each block, less one
-	dataOff    int64    // file offset of block 0
+	index      []byte     // 6 bytes per sparse entry: block (le32), offset (le16)
+	sizes      []uint16   // values in each block, less one
+	lazy       *lazyIndex // instead of index and sizes, for large tables
+	dataOff    int64      // file offset of block 0
 
 	// sizes in bytes of the index, the size table and the data.
 	indexBytes, sizesBytes, dataBytes uint64
@@ -175,14 +177,16 @@ func (d *pairsData) spans() error {
 }
 
 // locate finds the block holding position idx and idx's place in it.
-func (d *pairsData) locate(idx uint64) (block uint32, lit int, err error) {
+func (d *pairsData) locate(ctx context.Context, idx uint64) (block uint32, lit int, err error) {
 	main := idx >> d.idxBits
-	if main >= d.numIndex || 6*main+6 > uint64(len(d.index)) {
+	if main >= d.numIndex {
 		return 0, 0, corruptf("position %d past the index", idx)
 	}
-	e := d.index[6*main:]
-	block = binary.LittleEndian.Uint32(e)
-	l := int64(idx&(1<<d.idxBits-1)) - int64(1)<<(d.idxBits-1) + int64(binary.LittleEndian.Uint16(e[4:]))
+	block, start, err := d.entry(ctx, main)
+	if err != nil {
+		return 0, 0, err
+	}
+	l := int64(idx&(1<<d.idxBits-1)) - int64(1)<<(d.idxBits-1) + int64(start)
 	if block >= d.numBlocks {
 		return 0, 0, corruptf("index entry %d names block %d of %d", main, block, d.numBlocks)
 	}
@@ -191,10 +195,21 @@ func (d *pairsData) locate(idx uint64) (block uint32, lit int, err error) {
 			return 0, 0, corruptf("index walks before the first block")
 		}
 		block--
-		l += int64(d.sizes[block]) + 1
+		n, err := d.size(ctx, block)
+		if err != nil {
+			return 0, 0, err
+		}
+		l += int64(n) + 1
 	}
-	for l > int64(d.sizes[block]) {
-		l -= int64(d.sizes[block]) + 1
+	for {
+		n, err := d.size(ctx, block)
+		if err != nil {
+			return 0, 0, err
+		}
+		if l <= int64(n) {
+			break
+		}
+		l -= int64(n) + 1
 		block++
 		if block >= d.numBlocks {
 			return 0, 0, corruptf("index walks past the last block")
@@ -204,6 +219,31 @@ func (d *pairsData) locate(idx uint64) (block uint32, lit int, err error) {
 		return 0, 0, corruptf("block %d past the data (%d blocks)", block, d.realBlocks)
 	}
 	return block, int(l), nil
+}
+
+// entry returns sparse index entry main: a block and a place in it.
+func (d *pairsData) entry(ctx context.Context, main uint64) (uint32, uint16, error) {
+	if d.lazy == nil {
+		e := d.index[6*main : 6*main+6]
+		return binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint16(e[4:]), nil
+	}
+	e, err := d.lazy.bytes(ctx, d.lazy.indexOff, d.indexBytes, 6*main, 6, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	return binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint16(e[4:]), nil
+}
+
+// size returns the number of values in block b, less one.
+func (d *pairsData) size(ctx context.Context, b uint32) (uint16, error) {
+	if d.lazy == nil {
+		return d.sizes[b], nil
+	}
+	e, err := d.lazy.bytes(ctx, d.lazy.sizesOff, d.sizesBytes, 2*uint64(b), 2, 1)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint16(e), nil
 }
 
 // decodedBlock is one block's symbol stream: the symbols in order and, for
@@ -233,8 +273,12 @@ func (b *decodedBlock) MarkEvicted() {
 func (b *decodedBlock) bytes() int64 { return int64(cap(b.syms))*2 + int64(cap(b.ends))*4 + 48 }
 
 // decodeBlock decodes the compressed bytes of block b.
-func (d *pairsData) decodeBlock(buf []byte, block uint32) (*decodedBlock, error) {
-	want := uint64(d.sizes[block]) + 1
+func (d *pairsData) decodeBlock(ctx context.Context, buf []byte, block uint32) (*decodedBlock, error) {
+	n, err := d.size(ctx, block)
+	if err != nil {
+		return nil, err
+	}
+	want := uint64(n) + 1
 	out := &decodedBlock{block: block}
 	var code uint64 // the next bits, most significant first
 	have := 0       // valid bits in code

@@ -40,10 +40,22 @@ type tableFile struct {
 	forget   func()
 	gate     *checksumGate                   // nil: answers need no checksum first
 	last     [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
+	where    layoutOffsets
 }
 
+// layoutOffsets records where the parts of the header lie in the file.
+type layoutOffsets struct {
+	flags           [4]int // each DTZ sub-table's flag byte
+	maps            int    // the DTZ maps (or where they would be)
+	index, indexEnd uint64 // the sparse indexes and size tables
+}
+
+// eagerIndexBytes is the most index and size-table bytes a table reads
+// whole when it is opened; larger ones are read in pages (lazyIndex).
+var eagerIndexBytes uint64 = 8 << 20 // a variable so tests can make it tiny
+
 // firstHeaderRead is the size of a table's first read.
-const firstHeaderRead = 64 << 10
+var firstHeaderRead = 64 << 10 // a variable so tests can make it tiny
 
 // headerReader grows a buffered prefix of the object as parsing needs it.
 type headerReader struct {
@@ -143,6 +155,7 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 				}
 				if kind == KindDTZ {
 					t.dtzFlags[f] = h.buf[off]
+					t.where.flags[f] = off
 				}
 				off += n
 				break
@@ -150,6 +163,7 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 			e.pairs = d
 		}
 	}
+	t.where.maps = off
 	if kind == KindDTZ {
 		for f := range t.numFiles {
 			fl := t.dtzFlags[f]
@@ -206,10 +220,19 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 			}
 		}
 	}
+	pns := []int{}
+	for f := range t.numFiles {
+		for side := range 2 {
+			if t.parts[f][side] != nil {
+				pns = append(pns, 2*f+side)
+			}
+		}
+	}
 	var idxOff, sizeOff []uint64
 	each(func(d *pairsData) { idxOff = append(idxOff, pos); pos += d.indexBytes })
 	each(func(d *pairsData) { sizeOff = append(sizeOff, pos); pos += d.sizesBytes })
 	idxEnd := pos
+	t.where.index, t.where.indexEnd = idxStart, idxEnd
 	each(func(d *pairsData) {
 		pos = (pos + 63) &^ 63
 		d.dataOff = int64(pos)
@@ -217,6 +240,16 @@ func openFile(ctx context.Context, obj source.Object, name string, kind Kind, ma
 	})
 	if pos > uint64(h.size) {
 		return nil, corruptf("table needs %d bytes, file has %d", pos, h.size)
+	}
+	if idxEnd-idxStart > eagerIndexBytes {
+		// Too large to read whole at open (the size tables of the largest
+		// tables run to gigabytes): read it in pages as probes need them.
+		i := 0
+		each(func(d *pairsData) {
+			d.lazy = &lazyIndex{t: t, pn: pns[i], indexOff: idxOff[i], sizesOff: sizeOff[i]}
+			i++
+		})
+		return t, nil
 	}
 	raw := make([]byte, idxEnd-idxStart)
 	if len(raw) > 0 {
@@ -262,4 +295,42 @@ func layoutOf(m *material) layout {
 		lay.lead = [2]int{bp, wp}
 	}
 	return lay
+}
+
+// lazyIndex reads a sub-table's sparse index and size table in pages,
+// kept in the block cache beside the decoded blocks.
+type lazyIndex struct {
+	t                  *tableFile
+	pn                 int
+	indexOff, sizesOff uint64 // file offsets of the two regions
+}
+
+// lazyPage is the page size of each region: a multiple of the 6-byte index
+// entry and of the 2-byte size, so no entry straddles two pages.
+var lazyPage = [2]uint64{6 << 10, 4 << 10}
+
+// bytes returns n bytes at rel within the region of regionBytes bytes at
+// file offset base; region 0 is the index, 1 the size table.
+func (z *lazyIndex) bytes(ctx context.Context, base, regionBytes, rel, n uint64, region int) ([]byte, error) {
+	size := lazyPage[region]
+	page := rel / size
+	key := blockcache.Key{File: z.t.id, Frame: uint8(16 + 2*z.pn + region), Block: page}
+	b, err := z.t.cache.Get(ctx, key, func() ([]byte, error) {
+		lo := page * size
+		buf := make([]byte, min(size, regionBytes-lo))
+		got, err := z.t.obj.ReadAt(ctx, buf, int64(base+lo), source.HintIndex)
+		if err != nil && !(errors.Is(err, io.EOF) && got == len(buf)) {
+			z.t.checkChanged(err)
+			return nil, &FileError{File: z.t.name, Err: err}
+		}
+		return buf, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	off := rel - page*size
+	if off+n > uint64(len(b)) {
+		return nil, &FileError{File: z.t.name, Err: corruptf("index read past its region")}
+	}
+	return b[off : off+n], nil
 }

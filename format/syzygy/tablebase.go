@@ -367,8 +367,12 @@ func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) 
 	if idx >= e.size {
 		return 0, &FileError{File: t.name, Err: corruptf("position %d past the table (%d)", idx, e.size)}
 	}
-	block, lit, err := d.locate(idx)
+	block, lit, err := d.locate(ctx, idx)
 	if err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			return 0, err
+		}
 		return 0, &FileError{File: t.name, Err: err}
 	}
 	memo := &t.last[pn]
@@ -407,8 +411,12 @@ func (t *tableFile) readBlock(ctx context.Context, d *pairsData, block uint32) (
 		t.checkChanged(err)
 		return nil, &FileError{File: t.name, Err: err}
 	}
-	b, err := d.decodeBlock(buf, block)
+	b, err := d.decodeBlock(ctx, buf, block)
 	if err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, &FileError{File: t.name, Err: err}
 	}
 	return b, nil
