@@ -129,13 +129,17 @@ func (p *Prober) Probe(ctx context.Context, pos *chess.Position) (Result, error)
 		return res, nil
 	}
 	syz, err := p.probeSyzygy(ctx, pos)
+	notSyzygys := errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrBadPosition)
 	switch {
-	case err != nil && ctbErr != nil && errors.Is(err, chesstb.ErrNoTable):
+	case err != nil && ctbErr != nil && notSyzygys:
+		// Neither format holds it: chesstb's reason first, then Syzygy's.
 		return res, fmt.Errorf("%w; %v", ctbErr, err)
-	case err != nil && (ctbErr != nil || !errors.Is(err, chesstb.ErrNoTable)):
-		return res, err
-	case err != nil:
+	case err != nil && ctbErr == nil && notSyzygys:
 		return res, nil // chesstb alone
+	case err != nil:
+		// A Syzygy table that fails to read fails the probe even where
+		// chesstb answers: it may be the one that is right.
+		return res, err
 	}
 	if ctbErr != nil {
 		// Only Syzygy answers: the chesstb probe left the material; the
@@ -152,9 +156,12 @@ func (p *Prober) Probe(ctx context.Context, pos *chess.Position) (Result, error)
 }
 
 // unanswered reports a chesstb error that leaves the position to Syzygy:
-// no table, or a table form or derivation chesstb cannot answer from.
+// no table, a table form or derivation chesstb cannot answer from, or a
+// position outside chesstb's domain (more men than its tables hold; Syzygy
+// refuses castling rights itself).
 func unanswered(err error) bool {
-	return errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrUnresolved) || errors.Is(err, chesstb.ErrUnsupported)
+	return errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrUnresolved) ||
+		errors.Is(err, chesstb.ErrUnsupported) || errors.Is(err, chesstb.ErrBadPosition)
 }
 
 // probeSyzygy reads the Syzygy WDL and, where a DTZ table holds the

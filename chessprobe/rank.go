@@ -59,7 +59,7 @@ func (p *Prober) RankMoves(ctx context.Context, pos *chess.Position, opts chesst
 		return nil, err
 	}
 	moves, err := p.rankSyzygy(ctx, pos)
-	if err != nil && ctbErr != nil && errors.Is(err, chesstb.ErrNoTable) {
+	if err != nil && ctbErr != nil && (errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrBadPosition)) {
 		return nil, fmt.Errorf("%w; %v", ctbErr, err)
 	}
 	return moves, err
