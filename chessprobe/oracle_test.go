@@ -12,6 +12,7 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/format/syzygy"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -380,5 +381,46 @@ func TestDisagreementNamesBothValues(t *testing.T) {
 	}
 	if _, err := render.Collect(ctx, p, &pos, true); !errors.Is(err, chessprobe.ErrDisagree) {
 		t.Errorf("render.Collect = %v, want ErrDisagree", err)
+	}
+}
+
+// failingSyzygy is a Syzygy reader whose every read fails with err.
+type failingSyzygy struct{ err error }
+
+func (f failingSyzygy) WDL(context.Context, *chess.Position) (int, error) { return 0, f.err }
+func (f failingSyzygy) DTZ(context.Context, *chess.Position) (int, bool, error) {
+	return 0, false, f.err
+}
+func (f failingSyzygy) Root(context.Context, *chess.Position) ([]chessprobe.SyzygyMove, error) {
+	return nil, f.err
+}
+
+// TestSyzygyFailures: a Syzygy table that is missing or refuses the
+// position leaves chesstb's answer alone; one that is corrupt fails the
+// probe even where chesstb answers (either could be the wrong one), and
+// the front ends see a failure, not a fact about the position.
+func TestSyzygyFailures(t *testing.T) {
+	both := openTables(t, testenv.Shared(t, "chesstb", "shipped"))
+	ctx := context.Background()
+	pos := mustFEN(t, "8/8/8/3k4/8/8/8/K5Q1 w - - 0 1")
+	for _, tc := range []struct {
+		name string
+		err  error
+		fail bool
+	}{
+		{"missing", fmt.Errorf("KQvK.rtbw: %w", syzygy.ErrNoTable), false},
+		{"outside", fmt.Errorf("%w: 8 men", syzygy.ErrBadPosition), false},
+		{"corrupt", &syzygy.FileError{File: "KQvK.rtbw", Err: fmt.Errorf("%w: bad block", syzygy.ErrCorrupt)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := chessprobe.New(both.Chesstb, failingSyzygy{tc.err})
+			res, err := p.Probe(ctx, &pos)
+			switch {
+			case tc.fail && (err == nil || render.Answerable(err) || !errors.Is(err, chesstb.ErrCorrupt) || !errors.Is(err, syzygy.ErrCorrupt)):
+				t.Errorf("Probe = %v, want a failure matching both ErrCorrupts", err)
+			case !tc.fail && (err != nil || res.Formats != chessprobe.Chesstb || res.WDL != 2):
+				t.Errorf("Probe = %+v, %v; want chesstb's win alone", res, err)
+			}
+		})
 	}
 }
