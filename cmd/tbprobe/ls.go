@@ -35,11 +35,7 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 	}
 	seen := map[key]bool{}
 	var out []tableEntry
-	for _, loc := range ts.set {
-		entries, err := source.List(ctx, loc, "")
-		if err != nil {
-			return nil, fmt.Errorf("listing tables %s: %w", loc.URL, err)
-		}
+	err := eachListing(ctx, ts, func(url string, entries []source.Entry) {
 		// A table is read from its kind's folder first, then the root.
 		sort.SliceStable(entries, func(a, b int) bool {
 			return strings.Contains(entries[a].Name, "/") && !strings.Contains(entries[b].Name, "/")
@@ -57,17 +53,14 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 				continue
 			}
 			seen[key{k, mat}] = true
-			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: loc.URL})
+			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: url})
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(a, b int) bool {
-		if out[a].material != out[b].material {
-			if len(out[a].material) != len(out[b].material) {
-				return len(out[a].material) < len(out[b].material)
-			}
-			return out[a].material < out[b].material
-		}
-		return out[a].kind < out[b].kind
+		return materialKindLess(out[a].material, out[b].material, int(out[a].kind), int(out[b].kind))
 	})
 	return out, nil
 }

@@ -32,30 +32,48 @@ func findSyzygyTables(ctx context.Context, ts *tableSet) ([]syzygyEntry, error) 
 	}
 	seen := map[key]bool{}
 	var out []syzygyEntry
-	for _, loc := range ts.set {
-		entries, err := source.List(ctx, loc, "")
-		if err != nil {
-			return nil, fmt.Errorf("listing tables %s: %w", loc.URL, err)
-		}
+	err := eachListing(ctx, ts, func(url string, entries []source.Entry) {
 		for _, e := range entries {
 			k, mat, ok := syzygy.ParseTableName(e.Name)
 			if !ok || seen[key{k, mat}] {
 				continue
 			}
 			seen[key{k, mat}] = true
-			out = append(out, syzygyEntry{kind: k, material: mat, name: e.Name, size: e.Size, src: loc.URL})
+			out = append(out, syzygyEntry{kind: k, material: mat, name: e.Name, size: e.Size, src: url})
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(a, b int) bool {
-		if out[a].material != out[b].material {
-			if len(out[a].material) != len(out[b].material) {
-				return len(out[a].material) < len(out[b].material)
-			}
-			return out[a].material < out[b].material
-		}
-		return out[a].kind < out[b].kind
+		return materialKindLess(out[a].material, out[b].material, int(out[a].kind), int(out[b].kind))
 	})
 	return out, nil
+}
+
+// eachListing lists every table location in search order and hands each
+// listing to fn; a location that cannot list is an error naming it.
+func eachListing(ctx context.Context, ts *tableSet, fn func(url string, entries []source.Entry)) error {
+	for _, loc := range ts.set {
+		entries, err := source.List(ctx, loc, "")
+		if err != nil {
+			return fmt.Errorf("listing tables %s: %w", loc.URL, err)
+		}
+		fn(loc.URL, entries)
+	}
+	return nil
+}
+
+// materialKindLess orders table listings: fewer men first, then by
+// material name, then by kind.
+func materialKindLess(ma, mb string, ka, kb int) bool {
+	if ma != mb {
+		if len(ma) != len(mb) {
+			return len(ma) < len(mb)
+		}
+		return ma < mb
+	}
+	return ka < kb
 }
 
 // chesstbSpelling is a Syzygy material in chesstb's spelling ("KQvKR" to
