@@ -424,3 +424,49 @@ func TestSyzygyFailures(t *testing.T) {
 		})
 	}
 }
+
+// copyTree copies the regular files under from into to, keeping folders.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		copyFile(t, p, filepath.Join(to, rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOneLocationBothFormats puts the committed chesstb and Syzygy
+// fixtures in one folder, as a location holding both formats does: every
+// Fathom row of the Syzygy fixtures is answered with Fathom's values, by
+// both formats where chesstb holds the material too, and they agree.
+func TestOneLocationBothFormats(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, testenv.Testdata(t, "chesstb"), dir)
+	copyTree(t, testenv.Testdata(t, "syzygy"), dir)
+	tb := openTables(t, dir)
+	ctx := context.Background()
+	both := 0
+	for _, r := range syzygyoracle.Read(t, testenv.Testdata(t, "syzygy", "probe.tsv")) {
+		if err := checkRow(ctx, tb.Prober, &r); err != nil {
+			t.Errorf("line %d %s: %v", r.Line, r.FEN, err)
+			continue
+		}
+		pos := mustFEN(t, r.FEN)
+		if res, _ := tb.Probe(ctx, &pos); res.Formats == chessprobe.Chesstb|chessprobe.Syzygy {
+			both++
+		}
+	}
+	if both < 500 {
+		t.Errorf("only %d positions answered by both formats", both)
+	}
+	t.Logf("%d positions answered by both formats from one folder", both)
+}
