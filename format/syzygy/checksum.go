@@ -11,7 +11,8 @@ import (
 )
 
 // checksumChunk is the span the generator hashes on its own before it
-// hashes the chunks' hashes together.
+// hashes the chunks' hashes together. A run reads it checksumWindow bytes
+// at a time.
 const checksumChunk = 1 << 24
 
 // fileChecksum computes the checksum of obj's table bytes and returns it
@@ -30,18 +31,64 @@ func fileChecksum(ctx context.Context, obj source.Object) (got, stored [2]uint64
 	stored = [2]uint64{binary.LittleEndian.Uint64(tail[:]), binary.LittleEndian.Uint64(tail[8:])}
 	chunks := (body + checksumChunk - 1) / checksumChunk
 	sums := make([]byte, 0, 32*chunks)
-	buf := make([]byte, min(body, checksumChunk))
+	win := &objectSpan{ctx: ctx, obj: obj, buf: make([]byte, 0, min(body, checksumWindow))}
 	for off := int64(0); off < body; off += checksumChunk {
-		part := buf[:min(checksumChunk, body-off)]
-		if n, err := obj.ReadAt(ctx, part, off, source.HintData); err != nil && !(errors.Is(err, io.EOF) && n == len(part)) {
-			return got, stored, err
+		n := int(min(checksumChunk, body-off))
+		var sum [4]uint64
+		if n >= 240 {
+			win.base, win.n, win.lo, win.buf = off, n, 0, win.buf[:0]
+			sum = cityCrc256Long(win, 0)
+			if win.err != nil {
+				return got, stored, win.err
+			}
+		} else {
+			part := make([]byte, n)
+			if got, err := obj.ReadAt(ctx, part, off, source.HintData); err != nil && !(errors.Is(err, io.EOF) && got == n) {
+				return [2]uint64{}, stored, err
+			}
+			sum = cityCrc256(part)
 		}
-		for _, v := range cityCrc256(part) {
+		for _, v := range sum {
 			sums = binary.LittleEndian.AppendUint64(sums, v)
 		}
 	}
 	got[0], got[1] = cityCrc128(sums)
 	return got, stored, nil
+}
+
+// checksumWindow is how much of a file a checksum run reads at a time.
+const checksumWindow = 1 << 20
+
+// objectSpan hands out one checksum chunk of an object through a window
+// of reads, front to back (the hash reads its input in order, but for its
+// first 192 bytes and last 40). A failed read is kept in err; the bytes
+// handed out then are zeros.
+type objectSpan struct {
+	ctx  context.Context
+	obj  source.Object
+	base int64 // the chunk's offset in the object
+	n    int   // the chunk's length
+	lo   int   // where the window starts, within the chunk
+	buf  []byte
+	err  error
+}
+
+func (o *objectSpan) size() int { return o.n }
+
+func (o *objectSpan) at(p, n int) []byte {
+	if p >= o.lo && p+n <= o.lo+len(o.buf) {
+		return o.buf[p-o.lo : p-o.lo+n]
+	}
+	buf := o.buf[:min(cap(o.buf), o.n-p)]
+	got, err := o.obj.ReadAt(o.ctx, buf, o.base+int64(p), source.HintData)
+	if err != nil && !(errors.Is(err, io.EOF) && got == len(buf)) {
+		if o.err == nil {
+			o.err = err
+		}
+		clear(buf)
+	}
+	o.lo, o.buf = p, buf
+	return buf[:n]
 }
 
 // findObject opens the kind-k file of the canonical material m from the

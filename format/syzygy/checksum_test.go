@@ -5,12 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source"
 )
 
 // TestSharedChecksums checks every shared table's embedded checksum; the
@@ -118,4 +120,53 @@ func TestCRC8(t *testing.T) {
 			t.Errorf("%d: crc8(%#x, %#x) = %#x, want %#x", i, c.crc, c.v, got, want)
 		}
 	}
+}
+
+// TestChecksumWindows: a file of several 16 MiB chunks, read through the
+// checksum's 1 MiB window, hashes as the in-memory function hashes each
+// chunk (which the 80 shared files tie to tbcheck); the last chunk is
+// short and ends inside a window.
+func TestChecksumWindows(t *testing.T) {
+	if raceEnabled {
+		t.Skip("hashes 33 MiB; the race build's sweep covers the window code on the shared files")
+	}
+	body := 2*checksumChunk + 3*checksumWindow + 4160
+	data := make([]byte, body+16)
+	x := uint64(1)
+	for i := range data[:body] {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		data[i] = byte(x)
+	}
+	var sums []byte
+	for off := 0; off < body; off += checksumChunk {
+		for _, v := range cityCrc256(data[off:min(off+checksumChunk, body)]) {
+			sums = binary.LittleEndian.AppendUint64(sums, v)
+		}
+	}
+	lo, hi := cityCrc128(sums)
+	binary.LittleEndian.PutUint64(data[body:], lo)
+	binary.LittleEndian.PutUint64(data[body+8:], hi)
+	obj := memObject(data)
+	got, stored, err := fileChecksum(context.Background(), obj)
+	if err != nil || got != stored {
+		t.Fatalf("windowed checksum %x, stored %x, %v", got, stored, err)
+	}
+}
+
+// memObject is a source.Object over bytes in memory.
+type memObject []byte
+
+func (m memObject) Size() int64  { return int64(len(m)) }
+func (m memObject) Close() error { return nil }
+func (m memObject) ReadAt(_ context.Context, p []byte, off int64, _ source.Hint) (int, error) {
+	if off < 0 || off > int64(len(m)) {
+		return 0, source.ErrInvalid
+	}
+	n := copy(p, m[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }

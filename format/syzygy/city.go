@@ -174,27 +174,45 @@ func city128(s []byte) (uint64, uint64) {
 	return city128Seed(s, cityK0, cityK1)
 }
 
-func cityCrc256Long(s []byte, seed uint32) [4]uint64 {
+// byteSpan is the input of cityCrc256Long, handed out a piece at a time
+// so a long input need not be in memory whole.
+type byteSpan interface {
+	// size is the input's length.
+	size() int
+	// at returns the n bytes at p, valid until the next call.
+	at(p, n int) []byte
+}
+
+// memSpan is an input held in memory.
+type memSpan []byte
+
+func (m memSpan) size() int          { return len(m) }
+func (m memSpan) at(p, n int) []byte { return m[p : p+n] }
+
+func cityCrc256Long(s byteSpan, seed uint32) [4]uint64 {
 	var r [4]uint64
-	n := len(s)
-	a := fetch64(s, 56) + cityK0
-	b := fetch64(s, 96) + cityK0
+	n := s.size()
+	var head [192]byte
+	copy(head[:], s.at(0, len(head)))
+	a := fetch64(head[:], 56) + cityK0
+	b := fetch64(head[:], 96) + cityK0
 	c := hash16(b, uint64(n))
 	r[0] = c
-	d := fetch64(s, 120)*cityK0 + uint64(n)
+	d := fetch64(head[:], 120)*cityK0 + uint64(n)
 	r[1] = d
-	e := fetch64(s, 184) + uint64(seed)
+	e := fetch64(head[:], 184) + uint64(seed)
 	f := uint64(seed)
 	var g, h, i, j uint64
 	t := c + d
 	p := 0
 	chunk := func(mul uint64, z uint) {
+		w := s.at(p, 40)
 		oldA := a
-		a = rot(b, 41^z)*mul + fetch64(s, p)
-		b = rot(c, 27^z)*mul + fetch64(s, p+8)
-		c = rot(d, 41^z)*mul + fetch64(s, p+16)
-		d = rot(e, 33^z)*mul + fetch64(s, p+24)
-		e = rot(t, 25^z)*mul + fetch64(s, p+32)
+		a = rot(b, 41^z)*mul + fetch64(w, 0)
+		b = rot(c, 27^z)*mul + fetch64(w, 8)
+		c = rot(d, 41^z)*mul + fetch64(w, 16)
+		d = rot(e, 33^z)*mul + fetch64(w, 24)
+		e = rot(t, 25^z)*mul + fetch64(w, 32)
 		t = oldA
 		f = crc8(f, a)
 		g = crc8(g, b)
@@ -242,11 +260,11 @@ func cityCrc256Long(s []byte, seed uint32) [4]uint64 {
 
 func cityCrc256(s []byte) [4]uint64 {
 	if len(s) >= 240 {
-		return cityCrc256Long(s, 0)
+		return cityCrc256Long(memSpan(s), 0)
 	}
 	var buf [240]byte
 	copy(buf[:], s)
-	return cityCrc256Long(buf[:], ^uint32(len(s)))
+	return cityCrc256Long(memSpan(buf[:]), ^uint32(len(s)))
 }
 
 func cityCrc128(s []byte) (uint64, uint64) {

@@ -39,7 +39,7 @@ func (tb *Tablebase) newChecksumGate(obj source.Object) *checksumGate {
 		tb.bgWG.Add(1)
 		go func() {
 			defer tb.bgWG.Done()
-			// Each run holds up to a 16 MiB chunk: bound how many run.
+			// Bound how many runs read at once.
 			select {
 			case tb.checksumRuns <- struct{}{}:
 			case <-tb.bgCtx.Done():

@@ -18,7 +18,7 @@ import (
 // Options.BlockCacheBytes is zero.
 const DefaultBlockCacheBytes = 64 << 20
 
-// maxChecksumRuns is how many whole-file checksum runs work at once.
+// maxChecksumRuns is how many whole-file checksum runs read at once.
 const maxChecksumRuns = 4
 
 // DefaultMissingTTL is MissingTTL's default.
