@@ -77,14 +77,12 @@ func (r SyzygyReader) WDL(ctx context.Context, pos *chess.Position) (int, error)
 	return r.TB.WDL(ctx, pos)
 }
 
-// DTZ is the reader's DTZ. The reader does not say which values its
-// tables store rounded, so only a draw's 0 is reported as precise: a
-// rounded value is never passed off as precise, at the cost of a
-// precise_dtz left null that lila would fill (see lichess's lilaDTZ,
-// which takes the precise value from chesstb where it answers too).
+// DTZ is the reader's DTZ with its rounding flag (DTZWithRounding): a
+// value is precise unless the table stores it in moves, lila's
+// precise_dtz rule.
 func (r SyzygyReader) DTZ(ctx context.Context, pos *chess.Position) (int, bool, error) {
-	d, err := r.TB.DTZ(ctx, pos)
-	return d, d == 0, err
+	d, rounded, err := r.TB.DTZWithRounding(ctx, pos)
+	return d, !rounded, err
 }
 
 // Root is the reader's Root, its moves in Fathom's order.
