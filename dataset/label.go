@@ -12,6 +12,7 @@ import (
 
 	"github.com/tbfs/tbfs/battery"
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source"
@@ -73,8 +74,9 @@ func (l *Labeler) Label(ctx context.Context, fen string) (Row, error) {
 		}
 		return Row{}, fmt.Errorf("dataset: %s: %w", fen, err)
 	}
-	v, _ := render.FromMoveResult(&res, row.Clock, -1)
-	cat := render.CategoryAt(&res, row.Clock, -1)
+	probed := chessprobe.Result{Result: res}
+	v, _ := render.FromMoveResult(&probed, row.Clock, -1)
+	cat := render.CategoryAt(&probed, row.Clock, -1)
 	if cat == "" {
 		return reject(ArbiterTable, "no table metric prices the half-move clock")
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -123,14 +124,14 @@ func benchTablebase(b *testing.B) (string, source.Source, *chesstb.Tablebase) {
 func BenchmarkProbe(b *testing.B) {
 	dir, src, tb := benchTablebase(b)
 	fens := randomFENs(b, tb, dir, 10000)
-	mnt, _ := mount(b, fusefs.Config{Prober: fusefs.Collector{Prober: tb}, Tables: []source.Source{src}})
+	mnt, _ := mount(b, fusefs.Config{Prober: fusefs.Collector{Prober: chessprobe.New(tb, nil)}, Tables: []source.Source{src}})
 	ctx := context.Background()
 	inProcess := func(fen string) error {
 		pos, err := chess.ParseFEN(fen)
 		if err != nil {
 			return err
 		}
-		rep, err := render.Collect(ctx, tb, &pos, false)
+		rep, err := render.Collect(ctx, chessprobe.New(tb, nil), &pos, false)
 		if err != nil {
 			return err
 		}
@@ -300,7 +301,7 @@ func (p trivialProber) Report(ctx context.Context, pos *chess.Position, children
 func BenchmarkFileOverhead(b *testing.B) {
 	dir, src, tb := benchTablebase(b)
 	fens := randomFENs(b, tb, dir, 1000)
-	coll := fusefs.Collector{Prober: tb}
+	coll := fusefs.Collector{Prober: chessprobe.New(tb, nil)}
 	mnt, _ := mount(b, fusefs.Config{Prober: trivialProber{next: coll}, Tables: []source.Source{src}})
 	ctx := context.Background()
 	inProcess := func(fen string) error {

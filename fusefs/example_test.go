@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/source"
@@ -27,7 +28,7 @@ func ExampleMount() {
 	}
 	defer tb.Close()
 	tree := fusefs.New(fusefs.Config{
-		Prober:    fusefs.Collector{Prober: tb},
+		Prober:    fusefs.Collector{Prober: chessprobe.New(tb, nil)},
 		Tables:    []source.Source{src},
 		TableURLs: []string{"testdata/chesstb"},
 	})

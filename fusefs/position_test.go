@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
@@ -37,7 +38,7 @@ func mountTables(t *testing.T, srcs ...source.Source) (string, *fusefs.FS) {
 	// Registered before the mount's own cleanup, so it runs after the
 	// unmount.
 	t.Cleanup(func() { tb.Close() })
-	return mount(t, fusefs.Config{Prober: fusefs.Collector{Prober: tb}, Tables: srcs})
+	return mount(t, fusefs.Config{Prober: fusefs.Collector{Prober: chessprobe.New(tb, nil)}, Tables: srcs})
 }
 
 func openDir(t testing.TB, dir string) source.Source {

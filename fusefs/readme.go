@@ -26,7 +26,11 @@ Directories:
   chess/<FEN>        category, WDL, DTZ, DTC, DTM, DTM50, and what no table
                      answered and why; <FEN>.json gives the JSON form
   wdl/<FEN>          -2 (loss) .. 2 (win) for the side to move
-  dtz/<FEN>          signed plies to the next zeroing move
+  dtz/<FEN>          signed plies to the next zeroing move: chesstb's exact
+                     distance where chesstb tables answer, else the Syzygy
+                     table's DTZ50'' as it stands (past +-100 in the cursed
+                     band, n possibly meaning n+1 where the table rounds);
+                     chess/<FEN>.json says which ("formats", "syzygy_dtz")
   dtm/<FEN>          signed plies to mate, ignoring the 50-move rule
   dtm50/<FEN>        signed plies to mate within the 50-move rule from the clock
   dtc/<FEN>          "pushes plies": depth to conversion
@@ -44,6 +48,11 @@ Directories:
                      permissions than the source's), read through the same
                      transport and cache, for any other tool
   .stats             JSON counters: probes, refusals, transport and cache
+
+The tables may be chesstb files (wdl/, dtz/, dtm/ ... folders), Syzygy
+files (KQvK.rtbw, KQvK.rtbz at a location's root) or both: WDL and DTZ come
+from either, and where both hold a position they must agree, or reading it
+is an I/O error naming both values. DTM, DTC and DTM50 only chesstb holds.
 
 Errors: a path that is not a legal position, or a metric no table answers,
 does not exist (ENOENT); .stats lists recent refusals with the reason.

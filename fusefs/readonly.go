@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/format/syzygy"
 )
 
 // readOnlyDir refuses every change to a directory with EROFS. The mount is
@@ -110,9 +111,14 @@ func (immutableFile) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetA
 }
 
 // IsTableFile reports whether tables/ serves name by default: a table file
-// the chess reader recognises in its kind's folder or at the root
-// (chesstb.ParseTableName), or such a file's block manifest.
+// the chesstb reader recognises in its kind's folder or at the root
+// (chesstb.ParseTableName), or such a file's block manifest, or a Syzygy
+// table file at the root, where the Syzygy reader looks for it
+// (syzygy.ParseTableName: "KQvK.rtbw", "KQvK.rtbz").
 func IsTableFile(name string) bool {
+	if _, _, ok := syzygy.ParseTableName(name); ok {
+		return true
+	}
 	if base, ok := strings.CutSuffix(name, chesstb.ManifestSuffix); ok {
 		name = base
 	}

@@ -8,13 +8,15 @@ import (
 	"slices"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/render"
 )
 
 // Category is lila-tablebase's category of a position for the side to
-// move. Ours never takes the maybe- and syzygy- values: chesstb's DTZ is
-// exact.
+// move. It takes the syzygy- values only where Syzygy tables alone answer
+// (chesstb's DTZ is exact), and never the maybe- values, which lila gives
+// only from op1's DTC.
 type Category string
 
 // The categories lila-tablebase names, in the order its moves sort by
@@ -75,9 +77,9 @@ type Position struct {
 	VariantLoss          bool `json:"variant_loss"`
 	InsufficientMaterial bool `json:"insufficient_material"`
 	// DTZ and PreciseDTZ are lila's: DTZ50″ (a cursed win or blessed loss
-	// is ±(100 + plies), a checkmated side -1); PreciseDTZ is null where
-	// the value may be rounded (chesstb's 1-byte tier stores cursed-band
-	// distances halved).
+	// lies past ±100, a checkmated side -1), the Syzygy table's value as it
+	// stands where a Syzygy table answers; PreciseDTZ is null where the
+	// value may be rounded (see lilaDTZ).
 	DTZ        *int `json:"dtz"`
 	PreciseDTZ *int `json:"precise_dtz"`
 	DTM        *int `json:"dtm"`
@@ -93,6 +95,8 @@ type Position struct {
 	ChesstbDTZ *int        `json:"chesstb_dtz"`
 	DTCPair    *render.DTC `json:"dtc_pair"`
 	DTM50      *int        `json:"dtm50"`
+	// Formats are the table formats that answered ("chesstb", "syzygy").
+	Formats []string `json:"formats"`
 }
 
 // Move is one legal move of a /standard answer with the values of the
@@ -120,25 +124,35 @@ type Answer struct {
 	Error string `json:"error,omitempty"`
 }
 
-// lilaDTZ converts a probe's DTZ to DTZ50″: a cursed or blessed class lies
-// past 100, and a checkmated side has -1, as shakmaty-syzygy reports it.
-// precise is false in the cursed band.
-func lilaDTZ(res *chesstb.Result) (dtz int, precise bool) {
-	switch {
-	case res.Checkmate:
+// lilaDTZ is lila's dtz of a probe and whether it is its precise_dtz.
+// Where a Syzygy table answers it is the table's DTZ50″ as lila reads it,
+// precise by lila's rule (shakmaty-syzygy's MaybeRounded); where that value
+// may be rounded but chesstb answers too (and agrees, see
+// chessprobe.Agree) with an exact distance, that distance decides whether
+// it is precise. From chesstb alone it is chesstb's distance in DTZ50″
+// (chessprobe.SyzygyDTZOf), precise but in the cursed band, where
+// chesstb's 1-byte tier stores distances halved. A checkmated side has -1,
+// as shakmaty-syzygy reports it.
+func lilaDTZ(res *chessprobe.Result) (dtz int, precise bool) {
+	if res.Checkmate {
 		return -1, true
-	case res.Category() == chesstb.CursedWin:
-		return 100 + res.DTZ, false
-	case res.Category() == chesstb.BlessedLoss:
-		return res.DTZ - 100, false
 	}
-	return res.DTZ, true
+	c := res.Category()
+	exact := chessprobe.SyzygyDTZOf(c, res.DTZ)
+	exactKnown := res.Formats&chessprobe.Chesstb != 0 && res.HasDTZ && c != chesstb.CursedWin && c != chesstb.BlessedLoss
+	if s := res.Syzygy; s != nil && s.HasDTZ {
+		if !s.Precise && exactKnown {
+			return s.DTZ, exact == s.DTZ
+		}
+		return s.DTZ, s.Precise
+	}
+	return exact, exactKnown || c == chesstb.Draw
 }
 
 // positionOf fills the lila fields of a position from its probe, clock
 // being its half-move clock and before that of the position before it
 // (see render.CategoryAt). res is nil when no table answers.
-func positionOf(pos *chess.Position, res *chesstb.Result, clock, before int) Position {
+func positionOf(pos *chess.Position, res *chessprobe.Result, clock, before int) Position {
 	p := Position{
 		Checkmate: pos.IsCheckmate(), Stalemate: pos.IsStalemate(),
 		InsufficientMaterial: pos.InsufficientMaterial(), Category: Unknown,
@@ -153,27 +167,31 @@ func positionOf(pos *chess.Position, res *chesstb.Result, clock, before int) Pos
 	if v.Category != "" {
 		p.Category = Category(v.Category)
 	}
-	if res.HasDTZ {
+	if res.HasDTZ || (res.Syzygy != nil && res.Syzygy.HasDTZ) {
 		d, precise := lilaDTZ(res)
 		p.DTZ = &d
 		if precise {
 			p.PreciseDTZ = &d
 		}
+	}
+	if res.Formats != chessprobe.Syzygy {
+		// chesstb's, or the board's (a mate, stalemate or bare kings).
 		p.ChesstbDTZ = v.DTZ
 	}
 	p.DTM, p.DTCPair, p.DTM50 = v.DTM, v.DTC, v.DTM50
+	p.Formats = v.Formats
 	return p
 }
 
-// Prober is what the server needs from a tablebase; *chesstb.Tablebase is
+// Prober is what the server needs from the tables; *chessprobe.Prober is
 // one.
 type Prober interface {
-	Probe(ctx context.Context, pos *chess.Position) (chesstb.Result, error)
-	RankMoves(ctx context.Context, pos *chess.Position, opts chesstb.RankOptions) ([]chesstb.RootMove, error)
+	Probe(ctx context.Context, pos *chess.Position) (chessprobe.Result, error)
+	RankMoves(ctx context.Context, pos *chess.Position, opts chesstb.RankOptions) ([]chessprobe.RootMove, error)
 }
 
 // probe probes one position, nil when it is outside the tables.
-func probe(ctx context.Context, p Prober, pos *chess.Position) (*chesstb.Result, error) {
+func probe(ctx context.Context, p Prober, pos *chess.Position) (*chessprobe.Result, error) {
 	res, err := p.Probe(ctx, pos)
 	switch {
 	case err == nil:
@@ -238,10 +256,41 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 		a.Moves = append(a.Moves, mv)
 	}
 	slices.SortStableFunc(a.Moves, compareMoves)
-	if len(a.Moves) > 0 && (res == nil || a.Category == Unknown) {
+	// Where Syzygy alone answers the root, its category is lila's to the
+	// letter: the root's own category settles leading syzygy- categories
+	// of its moves, then the root takes the best move's, negated. chesstb's
+	// exact values need neither step.
+	syzygyOnly := res != nil && res.Formats&chessprobe.Chesstb == 0 && res.Syzygy != nil
+	if syzygyOnly {
+		settleSyzygyMoves(a.Category, a.Moves)
+	}
+	if len(a.Moves) > 0 && (res == nil || a.Category == Unknown || syzygyOnly) {
 		a.Category = a.Moves[0].Category.Negate()
 	}
 	return a, nil
+}
+
+// settleSyzygyMoves is lila-tablebase's inference (tablebases.rs, probe):
+// a root that wins (or is cursed) cannot have a best reply that only maybe
+// loses, so the leading syzygy-loss moves are losses (blessed losses), and
+// likewise for a root that loses.
+func settleSyzygyMoves(root Category, moves []Move) {
+	for _, r := range []struct{ prev, ambiguous, correct Category }{
+		{Win, SyzygyLoss, Loss},
+		{CursedWin, SyzygyLoss, BlessedLoss},
+		{BlessedLoss, SyzygyWin, CursedWin},
+		{Loss, SyzygyWin, Win},
+	} {
+		if root != r.prev {
+			continue
+		}
+		for i := range moves {
+			if moves[i].Category != r.ambiguous {
+				break
+			}
+			moves[i].Category = r.correct
+		}
+	}
 }
 
 // compareMoves is lila-tablebase's move order (MoveInfo::sort_key), best

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fxamacker/cbor/v2"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"
@@ -43,7 +44,7 @@ func TestTransportFailureIsServerError(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
-	api := nethttptest.NewServer(lichess.New(tablebaseOver(t, src), nil).Handler())
+	api := nethttptest.NewServer(lichess.New(chessprobe.New(tablebaseOver(t, src), nil), nil).Handler())
 	t.Cleanup(api.Close)
 
 	const fen = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
@@ -89,7 +90,7 @@ func TestDeadSourceFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	api := nethttptest.NewServer(lichess.New(tablebaseOver(t, st), nil).Handler())
+	api := nethttptest.NewServer(lichess.New(chessprobe.New(tablebaseOver(t, st), nil), nil).Handler())
 	t.Cleanup(api.Close)
 	const fen = "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"
 	code, _, b := fetch(t, "GET", api.URL+"/standard?fen="+url.QueryEscape(fen), nil, "")

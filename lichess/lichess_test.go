@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -36,7 +37,7 @@ func sharedServer(t testing.TB) (base, oracle string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
-	srv := httptest.NewServer(lichess.New(tb, nil).Handler())
+	srv := httptest.NewServer(lichess.New(chessprobe.New(tb, nil), nil).Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL, filepath.Join(dir, "oracle")
 }
@@ -96,8 +97,11 @@ var lilaOrder = map[string]int{"loss": 0, "unknown": 1, "syzygy-loss": 2, "maybe
 	"draw": 5, "cursed-win": 6, "maybe-win": 7, "syzygy-win": 8, "win": 9}
 
 // wantDTZ is the oracle row's DTZ in lila's DTZ50″ convention
-// (shakmaty-syzygy: a cursed or blessed class is ±(100 + plies), a
-// checkmated side -1), and whether lila would call it precise (chesstb
+// (shakmaty-syzygy: a cursed or blessed class whose zeroing move is at most
+// 100 plies away is ±(100 + plies), one further away keeps its plies, past
+// 100 already, as the Syzygy tables of the same positions hold it: the
+// Fathom oracle gives 8/8/8/8/4n2Q/3k4/8/3K3n w, chesstb's 125, DTZ 125;
+// a checkmated side -1), and whether lila would call it precise (chesstb
 // stores cursed-band distances halved). ok is false where the reference
 // printed no DTZ.
 func wantDTZ(t testing.TB, r chesstboracle.Row, checkmate bool) (dtz float64, precise, ok bool) {
@@ -109,9 +113,9 @@ func wantDTZ(t testing.TB, r chesstboracle.Row, checkmate bool) (dtz float64, pr
 	switch {
 	case checkmate:
 		v = -1
-	case wdl == 1:
+	case wdl == 1 && v <= 100:
 		v += 100
-	case wdl == -1:
+	case wdl == -1 && v >= -100:
 		v -= 100
 	}
 	return float64(v), wdl != 1 && wdl != -1, true

@@ -58,6 +58,14 @@ var lilaCases = []struct {
 // are skipped, naming why; the counts are logged.
 func TestLilaTestPy(t *testing.T) {
 	base, _ := sharedServer(t)
+	if ran := runLilaCases(t, base); ran == 0 {
+		t.Error("no case ran")
+	}
+}
+
+// runLilaCases runs every lilaCases row whose material the server at base
+// holds, and returns how many ran.
+func runLilaCases(t *testing.T, base string) int {
 	ran, passed := 0, 0
 	for _, tc := range lilaCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,38 +83,43 @@ func TestLilaTestPy(t *testing.T) {
 					passed++
 				}
 			}()
-			if tc.cbor {
-				code, h, b := fetch(t, "GET", base+"/standard?fen="+url.QueryEscape(tc.fen), map[string]string{"Accept": "application/cbor"}, "")
-				var v any
-				if code != 200 || h.Get("Content-Type") != "application/cbor" || cbor.Unmarshal(b, &v) != nil {
-					t.Fatalf("CBOR: status %d, %q", code, h.Get("Content-Type"))
-				}
-				a = normalise(v).(answer)
-			}
-			moves := movesOf(a)
-			for _, c := range tc.checks {
-				obj, where := a, "root"
-				if c.move >= 0 {
-					if c.move >= len(moves) {
-						t.Fatalf("moves[%d] asked, %d moves", c.move, len(moves))
-					}
-					obj, where = moves[c.move], "moves["+string(rune('0'+c.move%10))+"]"
-				}
-				if c.san != "" && obj["san"] != c.san {
-					t.Errorf("%s san %v, want %s", where, obj["san"], c.san)
-				}
-				if cat, _ := obj["category"].(string); !slices.Contains(c.categories, cat) {
-					t.Errorf("%s category %v, want one of %v", where, obj["category"], c.categories)
-				}
-				if d, _ := obj["dtz"].(float64); c.dtz != nil && !slices.Contains(c.dtz, d) {
-					t.Errorf("%s dtz %v, want one of %v", where, obj["dtz"], c.dtz)
-				}
-			}
+			checkLila(t, base, a, tc.fen, tc.cbor, tc.checks)
 		})
 	}
 	t.Logf("lila test.py cases: %d of %d run (material held), %d passed", ran, len(lilaCases), passed)
-	if ran == 0 {
-		t.Error("no case ran")
+	return ran
+}
+
+// checkLila checks one answer a of fen against lila's test.py assertions,
+// re-fetching it as CBOR first when asCBOR.
+func checkLila(t *testing.T, base string, a answer, fen string, asCBOR bool, checks []lilaCheck) {
+	t.Helper()
+	if asCBOR {
+		code, h, b := fetch(t, "GET", base+"/standard?fen="+url.QueryEscape(fen), map[string]string{"Accept": "application/cbor"}, "")
+		var v any
+		if code != 200 || h.Get("Content-Type") != "application/cbor" || cbor.Unmarshal(b, &v) != nil {
+			t.Fatalf("CBOR: status %d, %q", code, h.Get("Content-Type"))
+		}
+		a = normalise(v).(answer)
+	}
+	moves := movesOf(a)
+	for _, c := range checks {
+		obj, where := a, "root"
+		if c.move >= 0 {
+			if c.move >= len(moves) {
+				t.Fatalf("moves[%d] asked, %d moves", c.move, len(moves))
+			}
+			obj, where = moves[c.move], "moves["+string(rune('0'+c.move%10))+"]"
+		}
+		if c.san != "" && obj["san"] != c.san {
+			t.Errorf("%s san %v, want %s", where, obj["san"], c.san)
+		}
+		if cat, _ := obj["category"].(string); !slices.Contains(c.categories, cat) {
+			t.Errorf("%s category %v, want one of %v", where, obj["category"], c.categories)
+		}
+		if d, _ := obj["dtz"].(float64); c.dtz != nil && !slices.Contains(c.dtz, d) {
+			t.Errorf("%s dtz %v, want one of %v", where, obj["dtz"], c.dtz)
+		}
 	}
 }
 

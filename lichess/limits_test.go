@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -50,12 +51,12 @@ func tablebaseOver(t *testing.T, src source.Source) *chesstb.Tablebase {
 // gatedProber holds every Probe until the gate opens, telling arrived
 // the FEN of each one that starts, so a test knows what is in flight.
 type gatedProber struct {
-	*chesstb.Tablebase
+	*chessprobe.Prober
 	arrived chan string
 	gate    chan struct{}
 }
 
-func (g *gatedProber) Probe(ctx context.Context, pos *chess.Position) (chesstb.Result, error) {
+func (g *gatedProber) Probe(ctx context.Context, pos *chess.Position) (chessprobe.Result, error) {
 	select {
 	case g.arrived <- pos.FEN():
 	default: // nobody is counting these
@@ -63,9 +64,9 @@ func (g *gatedProber) Probe(ctx context.Context, pos *chess.Position) (chesstb.R
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
-		return chesstb.Result{}, ctx.Err()
+		return chessprobe.Result{}, ctx.Err()
 	}
-	return g.Tablebase.Probe(ctx, pos)
+	return g.Prober.Probe(ctx, pos)
 }
 
 // TestBusyRefusals: beyond the limits on requests in flight and on batch
@@ -75,7 +76,7 @@ func (g *gatedProber) Probe(ctx context.Context, pos *chess.Position) (chesstb.R
 // server then takes new requests again.
 func TestBusyRefusals(t *testing.T) {
 	rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))
-	g := &gatedProber{Tablebase: fixtureTablebase(t, ""), arrived: make(chan string, 1<<16), gate: make(chan struct{})}
+	g := &gatedProber{Prober: chessprobe.New(fixtureTablebase(t, ""), nil), arrived: make(chan string, 1<<16), gate: make(chan struct{})}
 	canonical := func(fen string) string {
 		pos, err := chess.ParseFEN(fen)
 		if err != nil {
@@ -142,7 +143,7 @@ func TestBusyRefusals(t *testing.T) {
 
 	// Batch work: with the request limit free, a batch that would pass
 	// the positions in work is refused while another holds them.
-	g2 := &gatedProber{Tablebase: g.Tablebase, arrived: make(chan string, 1<<16), gate: make(chan struct{})}
+	g2 := &gatedProber{Prober: g.Prober, arrived: make(chan string, 1<<16), gate: make(chan struct{})}
 	api2 := nethttptest.NewServer(lichess.NewLimited(g2, nil, lichess.Limits{Requests: 10, BatchPositions: lichess.MaxBatchFENs}).Handler())
 	t.Cleanup(api2.Close)
 	var code0 int
@@ -185,7 +186,7 @@ func TestBatchCorruptTableFailsAlone(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Repeat("\xa5", int(info.Size()))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	api := nethttptest.NewServer(lichess.New(fixtureTablebase(t, dir), nil).Handler())
+	api := nethttptest.NewServer(lichess.New(chessprobe.New(fixtureTablebase(t, dir), nil), nil).Handler())
 	t.Cleanup(api.Close)
 	kqk := kqkRows(t)[:5]
 	rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))

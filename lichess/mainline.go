@@ -48,7 +48,7 @@ func BuildMainline(ctx context.Context, p Prober, pos *chess.Position) (*Mainlin
 		}
 		return nil, fmt.Errorf("%w: %w", errOutside, err)
 	}
-	if !res.HasDTZ {
+	if !res.HasDTZ && (res.Syzygy == nil || !res.Syzygy.HasDTZ) {
 		return nil, &tableError{fmt.Errorf("no DTZ for %s: %v", pos.FEN(), res.Unavailable[chesstb.MetricDTZ])}
 	}
 	dtz, precise := lilaDTZ(res)

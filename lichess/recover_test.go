@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -86,7 +87,7 @@ func TestMissingTableFoundAfterTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
-	api := nethttptest.NewServer(lichess.New(tb, nil).Handler())
+	api := nethttptest.NewServer(lichess.New(chessprobe.New(tb, nil), nil).Handler())
 	t.Cleanup(api.Close)
 
 	r := kqkRows(t)[0]
@@ -130,7 +131,7 @@ func TestReplacedTableReopened(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
-	api := nethttptest.NewServer(lichess.New(tb, nil).Handler())
+	api := nethttptest.NewServer(lichess.New(chessprobe.New(tb, nil), nil).Handler())
 	t.Cleanup(api.Close)
 
 	rows := kqkRows(t)

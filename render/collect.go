@@ -7,17 +7,18 @@ import (
 	"sort"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/source"
 )
 
-// Prober is what Collect needs from a tablebase; *chesstb.Tablebase is one.
-// RankMoves is there so the move lists of every front end take their order
+// Prober is what Collect needs from the tables; *chessprobe.Prober (chesstb
+// and Syzygy tables, either or both) is one. RankMoves is there so the move lists of every front end take their order
 // and their best marks from the prober's root ranking, the one checked
 // against the reference prober, rather than from a sort of their own.
 type Prober interface {
-	Probe(ctx context.Context, pos *chess.Position) (chesstb.Result, error)
-	RankMoves(ctx context.Context, pos *chess.Position, opts chesstb.RankOptions) ([]chesstb.RootMove, error)
+	Probe(ctx context.Context, pos *chess.Position) (chessprobe.Result, error)
+	RankMoves(ctx context.Context, pos *chess.Position, opts chesstb.RankOptions) ([]chessprobe.RootMove, error)
 }
 
 // MoveRanking is the ranking Collect orders and marks moves by, and so the
@@ -135,7 +136,7 @@ func describe(material string, err error) string {
 // clock is clock into the rendered values and the reasons for the metrics
 // it lacks. The category is lichess's, clock-aware (see CategoryAt); the
 // WDL stays the tables' clock-blind class.
-func FromResult(res *chesstb.Result, clock int) (Values, map[Metric]string) {
+func FromResult(res *chessprobe.Result, clock int) (Values, map[Metric]string) {
 	return fromResult(res, clock, clock-1)
 }
 
@@ -143,13 +144,20 @@ func FromResult(res *chesstb.Result, clock int) (Values, map[Metric]string) {
 // that position's half-move clock, before the clock of the position the
 // move was played from, which lichess's category also reads (a 50-move
 // draw that could be claimed before the move).
-func FromMoveResult(res *chesstb.Result, clock, before int) (Values, map[Metric]string) {
+func FromMoveResult(res *chessprobe.Result, clock, before int) (Values, map[Metric]string) {
 	return fromResult(res, clock, before)
 }
 
-func fromResult(res *chesstb.Result, clock, before int) (Values, map[Metric]string) {
+func fromResult(res *chessprobe.Result, clock, before int) (Values, map[Metric]string) {
 	var v Values
 	v.Checkmate, v.Stalemate = res.Checkmate, res.Stalemate
+	v.Formats = res.Formats.Names()
+	if s := res.Syzygy; s != nil && s.HasDTZ {
+		v.SyzygyDTZ = intPtr(s.DTZ)
+		if s.Precise {
+			v.PreciseDTZ = intPtr(s.DTZ)
+		}
+	}
 	un := map[Metric]string{}
 	if res.HasWDL {
 		v.WDL = intPtr(res.WDL)
@@ -157,9 +165,14 @@ func fromResult(res *chesstb.Result, clock, before int) (Values, map[Metric]stri
 	} else {
 		un[MetricWDL] = reason(res, chesstb.MetricWDL)
 	}
-	if res.HasDTZ {
+	switch {
+	case res.HasDTZ:
 		v.DTZ = intPtr(res.DTZ)
-	} else {
+	case v.SyzygyDTZ != nil:
+		// Only Syzygy holds it, and not as an exact plain distance: the
+		// DTZ is the table's DTZ50'' as it stands (SyzygyDTZ says so).
+		v.DTZ = intPtr(*v.SyzygyDTZ)
+	default:
 		un[MetricDTZ] = reason(res, chesstb.MetricDTZ)
 	}
 	if res.HasDTM {
@@ -180,7 +193,7 @@ func fromResult(res *chesstb.Result, clock, before int) (Values, map[Metric]stri
 	return v, un
 }
 
-func reason(res *chesstb.Result, m chesstb.Metric) string {
+func reason(res *chessprobe.Result, m chesstb.Metric) string {
 	if err := res.Unavailable[m]; err != nil {
 		return describe(res.Material, err)
 	}
@@ -196,10 +209,12 @@ func intPtr(n int) *int { return &n }
 // one it draws is "cursed-win" or "blessed-loss", as
 // chesstb.Result.RuleCategory gives it. When before is 100 or more a draw
 // could have been claimed already, so lichess reports every decisive
-// result, a checkmate included, as cursed or blessed. The DTZ is exact, so
-// no "maybe-" or "syzygy-" category occurs. "" means no table prices the
-// position at its clock (lichess's "unknown").
-func CategoryAt(res *chesstb.Result, clock, before int) Category {
+// result, a checkmate included, as cursed or blessed. chesstb's DTZ is
+// exact, so no "syzygy-" category occurs where chesstb answers; where only
+// Syzygy does, the category is lila-tablebase's from the DTZ50″
+// (SyzygyCategory). "" means no table prices the position at its clock
+// (lichess's "unknown").
+func CategoryAt(res *chessprobe.Result, clock, before int) Category {
 	var c chesstb.Category
 	switch {
 	case res.Checkmate:
@@ -208,9 +223,11 @@ func CategoryAt(res *chesstb.Result, clock, before int) Category {
 		return Draw
 	case !res.HasWDL:
 		return ""
+	case res.Formats&chessprobe.Chesstb == 0 && res.Syzygy != nil && res.Syzygy.HasDTZ:
+		return SyzygyCategory(res.Syzygy, clock, before)
 	default:
 		var ok bool
-		if c, ok = res.RuleCategory(clock); !ok {
+		if c, ok = res.Result.RuleCategory(clock); !ok {
 			if clock != 0 {
 				return ""
 			}
@@ -226,4 +243,46 @@ func CategoryAt(res *chesstb.Result, clock, before int) Category {
 		}
 	}
 	return CategoryOf(int(c))
+}
+
+// SyzygyCategory is lila-tablebase's category of a position from its
+// Syzygy DTZ50″ (its response.rs with shakmaty-syzygy's
+// AmbiguousWdl::from_dtz_and_halfmoves): a draw at DTZ 0; when a draw could
+// have been claimed before (before of 100 or more) every decisive result
+// cursed or blessed; otherwise the DTZ with the clock's plies added, a win
+// or loss up to 100 plies, cursed or blessed past them, and exactly 100 for
+// a rounded value "syzygy-win" or "syzygy-loss" (n may mean n+1). Right
+// after a zeroing move (clock 0) the value is a win or loss as it stands.
+func SyzygyCategory(s *chessprobe.SyzygyAnswer, clock, before int) Category {
+	d := s.DTZ
+	switch {
+	case d == 0:
+		return Draw
+	case before >= 100 && d < 0:
+		return BlessedLoss
+	case before >= 100:
+		return CursedWin
+	}
+	if clock > 0 {
+		if d > 0 {
+			d += clock
+		} else {
+			d -= clock
+		}
+		switch {
+		case !s.Precise && d == 100:
+			return SyzygyWin
+		case !s.Precise && d == -100:
+			return SyzygyLoss
+		}
+	}
+	switch {
+	case d < -100:
+		return BlessedLoss
+	case d < 0:
+		return Loss
+	case d <= 100:
+		return Win
+	}
+	return CursedWin
 }

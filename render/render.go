@@ -19,12 +19,16 @@ import (
 // tablebase API does (see CategoryAt).
 type Category string
 
-// The five categories, from best to worst for the side to move.
+// The categories, from best to worst for the side to move.
 const (
-	Win         Category = "win"
+	Win Category = "win"
+	// SyzygyWin is a win or a cursed win: a rounded Syzygy DTZ reaches
+	// the 50-move limit exactly, and may mean one ply more.
+	SyzygyWin   Category = "syzygy-win"
 	CursedWin   Category = "cursed-win" // wins, but only past the 50-move limit
 	Draw        Category = "draw"
 	BlessedLoss Category = "blessed-loss" // loses, but the winner needs more than the 50-move limit
+	SyzygyLoss  Category = "syzygy-loss"  // a loss or a blessed loss, as SyzygyWin
 	Loss        Category = "loss"
 )
 
@@ -72,14 +76,25 @@ type DTC struct {
 // Values are the answers for one position. A nil metric is one no table
 // answered; Report.Unavailable says why.
 type Values struct {
-	Category  Category `json:"category,omitempty"`
-	WDL       *int     `json:"wdl,omitempty"`
-	DTZ       *int     `json:"dtz,omitempty"`
-	DTM       *int     `json:"dtm,omitempty"`
-	DTM50     *int     `json:"dtm50,omitempty"`
-	DTC       *DTC     `json:"dtc,omitempty"`
-	Checkmate bool     `json:"checkmate"`
-	Stalemate bool     `json:"stalemate"`
+	Category Category `json:"category,omitempty"`
+	WDL      *int     `json:"wdl,omitempty"`
+	// DTZ is chesstb's plain distance to the next zeroing move where
+	// chesstb answers it (or Syzygy's converts exactly); where only Syzygy
+	// does, it is the Syzygy DTZ50'' as it stands, as in SyzygyDTZ.
+	DTZ       *int `json:"dtz,omitempty"`
+	DTM       *int `json:"dtm,omitempty"`
+	DTM50     *int `json:"dtm50,omitempty"`
+	DTC       *DTC `json:"dtc,omitempty"`
+	Checkmate bool `json:"checkmate"`
+	Stalemate bool `json:"stalemate"`
+	// Formats are the table formats that answered ("chesstb", "syzygy");
+	// none for a position the board alone settles.
+	Formats []string `json:"formats,omitempty"`
+	// SyzygyDTZ is the Syzygy DTZ table's DTZ50″ as it stands (a cursed
+	// win or blessed loss past ±100), and PreciseDTZ the same value where
+	// lila-tablebase's precise_dtz rule says it is not rounded.
+	SyzygyDTZ  *int `json:"syzygy_dtz,omitempty"`
+	PreciseDTZ *int `json:"precise_dtz,omitempty"`
 }
 
 // Int returns the named integer metric (WDL, DTZ, DTM, DTM50) and whether a
@@ -169,6 +184,16 @@ func Text(r *Report) []byte {
 		if s, ok := valueText(&r.Values, m); ok {
 			line(strings.ToUpper(string(m)), s)
 		}
+	}
+	if r.SyzygyDTZ != nil {
+		note := "precise"
+		if r.PreciseDTZ == nil {
+			note = "may be rounded: n or n+1 plies"
+		}
+		line("Syzygy DTZ", fmt.Sprintf("%d (DTZ50'', %s)", *r.SyzygyDTZ, note))
+	}
+	if len(r.Formats) > 0 {
+		line("tables", strings.Join(r.Formats, "+"))
 	}
 	if r.Checkmate {
 		line("checkmate", "the side to move is checkmated")

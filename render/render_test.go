@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -37,9 +38,11 @@ func openTables(t testing.TB, dir string) (*chesstb.Tablebase, source.Source) {
 // in each of its moves.
 var (
 	reportKeys = map[string]bool{"fen": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
-		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "moves": true, "error": true}
+		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "moves": true, "error": true,
+		"formats": true, "syzygy_dtz": true, "precise_dtz": true}
 	moveKeys = map[string]bool{"uci": true, "san": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
-		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "error": true}
+		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "error": true,
+		"formats": true, "syzygy_dtz": true, "precise_dtz": true}
 )
 
 // categoryValue orders lichess's categories for the side to move.
@@ -136,7 +139,7 @@ func TestCollectOracle(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", r.Where, err)
 					}
-					rep, err := render.Collect(ctx, tb, &pos, false)
+					rep, err := render.Collect(ctx, chessprobe.New(tb, nil), &pos, false)
 					if err != nil {
 						t.Errorf("%s %s: %v", r.Where, r.FEN, err)
 						continue
@@ -192,7 +195,7 @@ func TestCollectChildren(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := render.Collect(ctx, tb, &pos, true)
+		rep, err := render.Collect(ctx, chessprobe.New(tb, nil), &pos, true)
 		if err != nil {
 			t.Errorf("%s: %v", fen, err)
 			continue
@@ -221,7 +224,7 @@ func TestCollectChildren(t *testing.T) {
 			where := r.Where + " " + uci
 			child := pos.Play(mustMove(t, &pos, uci))
 			cres, _ := tb.Probe(ctx, &child)
-			_, un := render.FromResult(&cres, child.HalfmoveClock())
+			_, un := render.FromResult(&chessprobe.Result{Result: cres}, child.HalfmoveClock())
 			checkValues(t, where, decoded(mv), r, moveKeys, noTableIn(un))
 			if w := -categoryValue[r.WantCategory(t)]; i == 0 && w != best {
 				t.Errorf("%s: first move %s gives the mover %d, the best is %d", fen, uci, w, best)
@@ -281,7 +284,7 @@ func TestCollectNoTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := render.Collect(context.Background(), tb, &pos, false)
+	rep, err := render.Collect(context.Background(), chessprobe.New(tb, nil), &pos, false)
 	if err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
@@ -310,7 +313,7 @@ func TestCollectUnranked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := render.Collect(context.Background(), tb, &pos, true)
+	rep, err := render.Collect(context.Background(), chessprobe.New(tb, nil), &pos, true)
 	if err != nil {
 		t.Fatalf("Collect: %v", err)
 	}
@@ -386,7 +389,7 @@ func TestCollectTransportFailure(t *testing.T) {
 	defer tb.Close()
 	pos, _ := chess.ParseFEN("8/8/8/5k2/8/8/1Q6/K7 w - - 0 1")
 	for _, children := range []bool{false, true} {
-		rep, err := render.Collect(context.Background(), tb, &pos, children)
+		rep, err := render.Collect(context.Background(), chessprobe.New(tb, nil), &pos, children)
 		if err == nil || !errors.Is(err, source.ErrTransient) {
 			t.Errorf("children=%v: Collect = %+v, %v; want a transient error", children, rep, err)
 		}
@@ -435,7 +438,7 @@ func TestCollectBestMovesOracle(t *testing.T) {
 				if len(pos.LegalMoves(nil)) != len(mover) {
 					continue // the reference listed only some moves
 				}
-				rep, err := render.Collect(ctx, tb, &pos, true)
+				rep, err := render.Collect(ctx, chessprobe.New(tb, nil), &pos, true)
 				if err != nil {
 					t.Errorf("%s: %v", fen, err)
 					continue

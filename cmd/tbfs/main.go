@@ -35,6 +35,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
@@ -286,7 +287,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	srcs := sts.Sources()
 	// --metadata-ttl also bounds how long a missing table is remembered
 	// (0: stack's default, as for the listing).
-	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}, srcs...)
+	// chesstb and Syzygy tables are found by name in the same locations,
+	// within one decoded-block budget.
+	tb, err := chessprobe.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}, srcs...)
 	if err != nil {
 		return err
 	}
@@ -305,7 +308,7 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 		all = append(all, gsts...)
 	}
 	tree := fusefs.New(fusefs.Config{
-		Prober:    fusefs.Collector{Prober: tb},
+		Prober:    fusefs.Collector{Prober: tb.Prober},
 		Geister:   fusefs.GeisterCollector{Prober: gtb},
 		Tables:    srcs,
 		TableURLs: append(sts.URLs(), gsts.URLs()...),
@@ -320,7 +323,7 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 				return out
 			},
 			"block_cache": func() any {
-				used, peak := tb.CacheStats()
+				used, peak := tb.Cache.Stats()
 				return map[string]int64{"used_bytes": used, "peak_bytes": peak, "budget_bytes": cfg.cacheSize}
 			},
 		},

@@ -35,11 +35,7 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 	}
 	seen := map[key]bool{}
 	var out []tableEntry
-	for _, loc := range ts.set {
-		entries, err := source.List(ctx, loc, "")
-		if err != nil {
-			return nil, fmt.Errorf("listing tables %s: %w", loc.URL, err)
-		}
+	err := eachListing(ctx, ts, func(url string, entries []source.Entry) {
 		// A table is read from its kind's folder first, then the root.
 		sort.SliceStable(entries, func(a, b int) bool {
 			return strings.Contains(entries[a].Name, "/") && !strings.Contains(entries[b].Name, "/")
@@ -57,17 +53,14 @@ func findTables(ctx context.Context, ts *tableSet) ([]tableEntry, error) {
 				continue
 			}
 			seen[key{k, mat}] = true
-			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: loc.URL})
+			out = append(out, tableEntry{kind: k, material: mat, name: e.Name, src: url})
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(a, b int) bool {
-		if out[a].material != out[b].material {
-			if len(out[a].material) != len(out[b].material) {
-				return len(out[a].material) < len(out[b].material)
-			}
-			return out[a].material < out[b].material
-		}
-		return out[a].kind < out[b].kind
+		return materialKindLess(out[a].material, out[b].material, int(out[a].kind), int(out[b].kind))
 	})
 	return out, nil
 }
@@ -96,7 +89,8 @@ func newLsCmd() *cobra.Command {
 		Use:   "ls [flags]",
 		Short: "List the materials and table kinds available",
 		Long: `Lists the materials and table kinds available, with sizes and how each
-frame ships (stored, singular, dropped, mirrored; loss-only, relaxed).
+frame ships (stored, singular, dropped, mirrored; loss-only, relaxed), then
+the Syzygy tables (.rtbw, .rtbz; form "syzygy").
 With --plugins, lists the transport plugins found instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -140,6 +134,14 @@ func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.material, e.kind, cli.FormatSize(info.Size), formText(&info), e.name)
 	}
+	syz, err := findSyzygyTables(ctx, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe ls: %v\n", err)
+		return 1
+	}
+	for _, e := range syz {
+		fmt.Fprintf(tw, "%s\t%s\t%s\tsyzygy\t%s\n", e.material, strings.ToUpper(e.kind.String()), cli.FormatSize(e.size), e.name)
+	}
 	if failed {
 		return 1
 	}
@@ -182,7 +184,7 @@ func newInfoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "info [flags] MATERIAL...",
 		Short: "Print the header facts of a material's tables",
-		Long:  "Prints what the header of each table of a material says (KQKR, or KQvKR).",
+		Long:  "Prints what the header of each table of a material says (KQKR, or KQvKR), and which Syzygy files hold it.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cli.UsageError(cmd, "give at least one MATERIAL")
@@ -221,6 +223,12 @@ func runInfo(ctx context.Context, tf *tableFlags, materials []string, stdout, st
 			found++
 			writeInfo(stdout, &info)
 		}
+		n, err := writeSyzygyInfo(ctx, ts, mat, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe info: %s: %v\n", mat, err)
+			code = 1
+		}
+		found += n
 		if found == 0 {
 			fmt.Fprintf(stderr, "tbprobe info: no table for %s\n", mat)
 			code = 1

@@ -1,5 +1,5 @@
 // Command tbprobe answers endgame tablebase questions from the command line:
-// chess positions probed in the chesstb tables (the main job, one FEN per
+// chess positions probed in the chesstb and Syzygy tables (the main job, one FEN per
 // argument or per line of standard input), and the subcommands
 //
 //	bench    probes/s, latency and transport cost over a file of positions

@@ -15,7 +15,10 @@ import (
 )
 
 // probeLong is the main command's help text.
-const probeLong = `Probes chess endgame tables (chesstb). With no FEN, FENs are read one per line
+const probeLong = `Probes chess endgame tables: chesstb files, Syzygy files (.rtbw, .rtbz) or both
+in the same --tables locations (WDL and DTZ from either, checked against
+each other where both hold a position; DTM, DTC, DTM50 from chesstb; the
+answer names the formats that gave it). With no FEN, FENs are read one per line
 from standard input and answered in order as they arrive ('#' starts a comment
 line). --parallel positions (default: one per CPU) are probed at once, so a
 batch uses every core; the answers still print in input order. Missing
@@ -142,5 +145,5 @@ func probeFEN(ctx context.Context, ts *tableSet, fen string, opts probeOptions) 
 	if opts.hmc >= 0 {
 		pos.SetHalfmoveClock(opts.hmc)
 	}
-	return render.Collect(ctx, ts.tb, &pos, opts.children)
+	return render.Collect(ctx, ts.probe, &pos, opts.children)
 }

@@ -122,7 +122,7 @@ func serveHandler(ts *tableSet) http.Handler {
 	m := promserve.New("tbprobe", "/standard", "/standard/mainline", "/standard/batch", "/metrics", "/healthz")
 	registerTableMetrics(m, ts)
 	mux := http.NewServeMux()
-	mux.Handle("/", lichess.New(ts.tb, m.ObserveProbe).Handler())
+	mux.Handle("/", lichess.New(ts.probe, m.ObserveProbe).Handler())
 	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

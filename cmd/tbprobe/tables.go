@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/lz4store"
@@ -61,7 +62,10 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 // tableSet is an opened tablebase with the locations under it, kept so
 // their counters can be read and everything closed in order.
 type tableSet struct {
+	// tb is the chesstb reader; probe answers from it and the Syzygy
+	// reader opened on the same locations, with one block budget.
 	tb     *chesstb.Tablebase
+	probe  *chessprobe.Tables
 	set    tables.Set
 	opener *tables.Opener
 	// closers are further sources to close after the tablebase.
@@ -111,11 +115,11 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 		}
 		topts.DecodedBlocks = st
 	}
-	tb, err := chesstb.Open(topts, ts.set.Sources()...)
+	both, err := chessprobe.Open(topts, ts.set.Sources()...)
 	if err != nil {
 		return nil, err
 	}
-	ts.tb = tb
+	ts.probe, ts.tb = both, both.Chesstb
 	ok = true
 	return ts, nil
 }
@@ -126,8 +130,8 @@ func (ts *tableSet) Stats() metrics.Stats { return ts.set.Stats() }
 // Close closes the tablebase, then its sources, then the plugins.
 func (ts *tableSet) Close() error {
 	var errs []error
-	if ts.tb != nil {
-		errs = append(errs, ts.tb.Close())
+	if ts.probe != nil {
+		errs = append(errs, ts.probe.Close())
 	}
 	errs = append(errs, ts.set.Close())
 	for _, s := range ts.closers {

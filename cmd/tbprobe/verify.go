@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/format/syzygy"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/progress"
 	"github.com/tbfs/tbfs/internal/tables"
@@ -21,7 +22,9 @@ import (
 // verifyLong is verify's help text.
 const verifyLong = `Decodes every block of every table (or of the named materials' tables),
 checks each decoded cell against its header and each file's XXH64
-checksum, and names every corrupt block. Where a folder ships the
+checksum, and names every corrupt block; each Syzygy file (.rtbw, .rtbz)
+has the checksum its generator embeds recomputed (as its tbcheck does).
+Where a folder ships the
 generator's info/dtz/MATERIAL.info files, each WDL table is recounted
 and its per-colour win/draw/lose/illegal totals compared with them. A
 progress bar is drawn on a terminal; otherwise one line per table. Exit
@@ -74,6 +77,11 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 		fmt.Fprintf(stderr, "tbprobe verify: %v\n", err)
 		return 1
 	}
+	syz, err := findSyzygyTables(ctx, ts)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe verify: %v\n", err)
+		return 1
+	}
 	if len(want) > 0 {
 		// Keep every kind of each named material, not just the first.
 		kept := tables[:0]
@@ -85,6 +93,14 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 			}
 		}
 		tables = kept
+		keptSyz := syz[:0]
+		for _, e := range syz {
+			if m := chesstbSpelling(e.material); want[m] {
+				keptSyz = append(keptSyz, e)
+				found[m] = true
+			}
+		}
+		syz = keptSyz
 		for m := range want {
 			if !found[m] {
 				fmt.Fprintf(stderr, "tbprobe verify: no table for %s\n", m)
@@ -142,7 +158,27 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 			failed += r.failed
 		}
 	}
-	fmt.Fprintf(stdout, "%d tables verified, %d corrupt blocks or files, %d unreadable\n", len(tables), bad, failed)
+	for i, e := range syz {
+		if ctx.Err() != nil {
+			break
+		}
+		// The generator's embedded checksum over the whole file, the one
+		// its tbcheck recomputes.
+		step := bar.Start(fmt.Sprintf("[%d/%d] %s", i+1, len(syz), e.name), 1)
+		err := ts.probe.Syzygy.VerifyChecksum(ctx, e.kind, e.material)
+		step.Done()
+		switch {
+		case errors.Is(err, syzygy.ErrCorrupt):
+			fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", err, e.src)
+			bad++
+		case err != nil:
+			fmt.Fprintf(stdout, "FAILED  %s: %v (in %s)\n", e.name, err, e.src)
+			failed++
+		case !bar.Terminal():
+			fmt.Fprintf(stdout, "ok      %s (Syzygy checksum)\n", e.name)
+		}
+	}
+	fmt.Fprintf(stdout, "%d tables verified, %d corrupt blocks or files, %d unreadable\n", len(tables)+len(syz), bad, failed)
 	if recounted > 0 || mismatches > 0 {
 		fmt.Fprintf(stdout, "%d .info files compared with a recount, %d totals differ\n", recounted, mismatches)
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package chessprobe_test
+
+const raceEnabled = false

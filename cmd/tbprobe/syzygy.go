@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/tbfs/tbfs/format/syzygy"
+	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/source"
+)
+
+// syzygyEntry is one Syzygy table file found in the sources: the one the
+// Syzygy reader reads for its kind and material (the first source holding
+// it, at the source's root).
+type syzygyEntry struct {
+	kind     syzygy.Kind
+	material string // Syzygy's spelling, "KQvKR"
+	name     string
+	size     int64
+	src      string
+}
+
+// findSyzygyTables lists every Syzygy table file the reader would read,
+// sorted by material then kind.
+func findSyzygyTables(ctx context.Context, ts *tableSet) ([]syzygyEntry, error) {
+	type key struct {
+		k syzygy.Kind
+		m string
+	}
+	seen := map[key]bool{}
+	var out []syzygyEntry
+	err := eachListing(ctx, ts, func(url string, entries []source.Entry) {
+		for _, e := range entries {
+			k, mat, ok := syzygy.ParseTableName(e.Name)
+			if !ok || seen[key{k, mat}] {
+				continue
+			}
+			seen[key{k, mat}] = true
+			out = append(out, syzygyEntry{kind: k, material: mat, name: e.Name, size: e.Size, src: url})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(a, b int) bool {
+		return materialKindLess(out[a].material, out[b].material, int(out[a].kind), int(out[b].kind))
+	})
+	return out, nil
+}
+
+// eachListing lists every table location in search order and hands each
+// listing to fn; a location that cannot list is an error naming it.
+func eachListing(ctx context.Context, ts *tableSet, fn func(url string, entries []source.Entry)) error {
+	for _, loc := range ts.set {
+		entries, err := source.List(ctx, loc, "")
+		if err != nil {
+			return fmt.Errorf("listing tables %s: %w", loc.URL, err)
+		}
+		fn(loc.URL, entries)
+	}
+	return nil
+}
+
+// materialKindLess orders table listings: fewer men first, then by
+// material name, then by kind.
+func materialKindLess(ma, mb string, ka, kb int) bool {
+	if ma != mb {
+		if len(ma) != len(mb) {
+			return len(ma) < len(mb)
+		}
+		return ma < mb
+	}
+	return ka < kb
+}
+
+// chesstbSpelling is a Syzygy material in chesstb's spelling ("KQvKR" to
+// "KQKR"), the key the material arguments of ls, info and verify use.
+func chesstbSpelling(material string) string { return strings.Replace(material, "v", "", 1) }
+
+// writeSyzygyInfo prints the Syzygy files of a material (chesstb's
+// spelling) and returns how many there are.
+func writeSyzygyInfo(ctx context.Context, ts *tableSet, material string, w io.Writer) (int, error) {
+	syz, err := findSyzygyTables(ctx, ts)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range syz {
+		if chesstbSpelling(e.material) != material {
+			continue
+		}
+		fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), Syzygy (in %s)\n", strings.ToUpper(e.kind.String()), e.name, cli.FormatSize(e.size), e.size, e.src)
+		n++
+	}
+	return n, nil
+}

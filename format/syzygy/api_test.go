@@ -1,0 +1,391 @@
+package syzygy
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/mmap"
+)
+
+// read is one ReadAt seen by recordingSource.
+type read struct {
+	name string
+	off  int64
+	n    int
+	hint source.Hint
+}
+
+// recordingSource wraps a source, logs every read and can make the next
+// reads of its objects fail as if the object had been replaced.
+type recordingSource struct {
+	source.Source
+	mu      sync.Mutex
+	reads   []read
+	changed atomic.Int32 // reads left to fail with ErrChanged
+}
+
+func (s *recordingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingObject{Object: obj, src: s, name: name}, nil
+}
+
+type recordingObject struct {
+	source.Object
+	src  *recordingSource
+	name string
+}
+
+func (o *recordingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	o.src.mu.Lock()
+	o.src.reads = append(o.src.reads, read{o.name, off, len(p), hint})
+	o.src.mu.Unlock()
+	if hint == source.HintData && o.src.changed.Load() > 0 {
+		o.src.changed.Add(-1)
+		return 0, source.Changed("%s replaced", o.name)
+	}
+	return o.Object.ReadAt(ctx, p, off, hint)
+}
+
+func fixtureSource(t *testing.T) *recordingSource {
+	t.Helper()
+	src, err := mmap.New(testenv.Testdata(t, "syzygy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return &recordingSource{Source: src}
+}
+
+// TestReadHints checks what a probe asks of the transport: the header
+// from offset 0 as a header read, the block indexes as one index read,
+// and single compressed blocks as data reads (arbiter: the source
+// contract and DESIGN.md's one-block-per-read rule).
+func TestReadHints(t *testing.T) {
+	src := fixtureSource(t)
+	tb, err := Open(Options{SkipChecksums: true}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	pos := mustFEN(t, "8/8/8/3k4/8/8/4P3/3K4 w - - 0 1")
+	if _, err := tb.DTZ(context.Background(), &pos); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Close(); err != nil { // no read in flight after this
+		t.Fatal(err)
+	}
+	kinds := map[source.Hint]int{}
+	for _, r := range src.reads {
+		kinds[r.hint]++
+		switch r.hint {
+		case source.HintHeader:
+			if r.off != 0 {
+				t.Errorf("header read of %s at %d", r.name, r.off)
+			}
+		case source.HintData:
+			if r.n > 1<<16 || r.off%64 != 0 && r.n != 16 {
+				t.Errorf("data read of %s: %d bytes at %d", r.name, r.n, r.off)
+			}
+		}
+	}
+	for _, h := range []source.Hint{source.HintHeader, source.HintIndex, source.HintData} {
+		if kinds[h] == 0 {
+			t.Errorf("no %v read in %v", h, src.reads)
+		}
+	}
+}
+
+// TestChangedObject makes a block read find its object replaced: the probe
+// fails with source.ErrChanged, and the next probe opens the table afresh
+// and answers (arbiter: the oracle row of the position).
+func TestChangedObject(t *testing.T) {
+	src := fixtureSource(t)
+	tb, err := Open(Options{SkipChecksums: true}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	// Oracle: 8/8/8/3k4/8/8/4P3/3K4 b - - 0 1 is a draw (probe.tsv).
+	pos := mustFEN(t, "8/8/8/3k4/8/8/4P3/3K4 b - - 0 1")
+	src.changed.Store(1)
+	if _, err := tb.WDL(context.Background(), &pos); !errors.Is(err, source.ErrChanged) {
+		t.Fatalf("WDL over a replaced object: %v, want ErrChanged", err)
+	}
+	v, err := tb.WDL(context.Background(), &pos)
+	if err != nil || v != 0 {
+		t.Fatalf("WDL after the change: %d, %v; want 0", v, err)
+	}
+	tb.Close()
+	// The second probe's answer came from a fresh open of the table (its
+	// own, or one a background open-ahead made after the change).
+	n := 0
+	for _, r := range src.reads {
+		if r.name == "KPvK.rtbw" && r.off == 0 && r.hint == source.HintHeader {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("KPvK.rtbw's header read %d times; the replaced table was not opened again", n)
+	}
+}
+
+// TestErrors ties each refusal to its rule: castling rights are outside
+// every Syzygy table, more than seven men too, a material no source holds
+// is ErrNoTable, and a closed Tablebase says so.
+func TestErrors(t *testing.T) {
+	tb := openDir(t, testenv.Testdata(t, "syzygy"))
+	ctx := context.Background()
+	for _, c := range []struct {
+		fen  string
+		want error
+	}{
+		{"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", ErrBadPosition},
+		{"4k3/pppp4/8/8/8/8/PPPP4/4K3 w - - 0 1", ErrBadPosition},
+		{"4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1", ErrNoTable},
+	} {
+		pos := mustFEN(t, c.fen)
+		if _, err := tb.WDL(ctx, &pos); !errors.Is(err, c.want) {
+			t.Errorf("WDL %s: %v, want %v", c.fen, err, c.want)
+		}
+		if _, err := tb.DTZ(ctx, &pos); !errors.Is(err, c.want) {
+			t.Errorf("DTZ %s: %v, want %v", c.fen, err, c.want)
+		}
+		if _, err := tb.Root(ctx, &pos); !errors.Is(err, c.want) {
+			t.Errorf("Root %s: %v, want %v", c.fen, err, c.want)
+		}
+	}
+	// Bare kings need no table: a draw by the rules.
+	kk := mustFEN(t, "8/8/8/3k4/8/8/8/3K4 w - - 0 1")
+	if v, err := tb.WDL(ctx, &kk); err != nil || v != 0 {
+		t.Errorf("KvK: %d, %v", v, err)
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.WDL(ctx, &kk); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
+
+// TestMissingTTL: a table that appears after a probe found it missing is
+// found once MissingTTL has passed, not before.
+func TestMissingTTL(t *testing.T) {
+	dir := t.TempDir()
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	clock := testenv.NewClock(time.Unix(0, 0))
+	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	ctx := context.Background()
+	// Oracle (probe.tsv): KQ6/8/8/6k1/8/8/8/8 w is a win.
+	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
+	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrNoTable) {
+		t.Fatalf("before copying: %v", err)
+	}
+	b, err := os.ReadFile(testenv.Testdata(t, "syzygy", "KQvK.rtbw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "KQvK.rtbw"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrNoTable) {
+		t.Fatalf("within the TTL: %v", err)
+	}
+	clock.Add(2 * time.Minute)
+	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
+		t.Fatalf("after the TTL: %d, %v", v, err)
+	}
+}
+
+// TestSharedCache: with a shared cache the decoded blocks count against it
+// and stay within its budget, however small.
+func TestSharedCache(t *testing.T) {
+	src := fixtureSource(t)
+	cache := blockcache.New(4 << 10)
+	tb, err := Open(Options{BlockCache: cache}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	ctx := context.Background()
+	for _, r := range rows {
+		pos := mustFEN(t, r.fen)
+		if got, err := tb.WDL(ctx, &pos); err != nil || got != tableWDL(r.wdl, r.dtz) {
+			t.Fatalf("line %d: %d, %v", r.line, got, err)
+		}
+	}
+	used, peak := tb.CacheStats()
+	if used == 0 || peak > 4<<10 {
+		t.Errorf("cache used %d, peak %d, budget %d", used, peak, 4<<10)
+	}
+}
+
+// TestConcurrentProbes runs the fixture rows from several goroutines at
+// once against one Tablebase (for the race detector); each answer is
+// checked against the oracle.
+func TestConcurrentProbes(t *testing.T) {
+	tb := openDir(t, testenv.Testdata(t, "syzygy"))
+	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	if raceEnabled {
+		rows = sampleRows(rows, 200)
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < len(rows); i += 2 {
+				r := rows[i]
+				pos, err := chess.ParseFEN(r.fen)
+				if err != nil {
+					errs <- err
+					return
+				}
+				d, err := tb.DTZ(ctx, &pos)
+				want := sign(r.wdl) * r.dtz
+				if pos.IsCheckmate() {
+					want = -1
+				}
+				if err != nil || d != want {
+					errs <- errors.Join(err, errors.New(r.fen))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// blockingSource holds every data read until its context ends, like a
+// transport that never answers.
+// The first such read closes started.
+type blockingSource struct {
+	source.Source
+	started chan struct{}
+	once    *sync.Once
+}
+
+func (s blockingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return blockingObject{obj, s}, nil
+}
+
+type blockingObject struct {
+	source.Object
+	src blockingSource
+}
+
+func (o blockingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	if hint == source.HintData {
+		o.src.once.Do(func() { close(o.src.started) })
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	return o.Object.ReadAt(ctx, p, off, hint)
+}
+
+// TestCancelWhileChecking: a probe waiting for a checksum that cannot
+// finish returns when its context ends, and Close stops the check.
+func TestCancelWhileChecking(t *testing.T) {
+	src := fixtureSource(t)
+	blocking := blockingSource{Source: src, started: make(chan struct{}), once: new(sync.Once)}
+	tb, err := Open(Options{}, blocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := tb.WDL(ctx, &pos)
+		done <- err
+	}()
+	<-blocking.started // the table is open and its checksum run has begun
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("WDL: %v, want context.Canceled", err)
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// prefetchingSource marks its objects as able to fetch ahead, as a remote
+// source's cache does, and counts the objects opened by name.
+type prefetchingSource struct {
+	*recordingSource
+}
+
+func (s prefetchingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.recordingSource.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.reads = append(s.reads, read{name: name, n: -1})
+	s.mu.Unlock()
+	return prefetchingObject{obj}, nil
+}
+
+type prefetchingObject struct{ source.Object }
+
+func (prefetchingObject) Prefetch(context.Context, int64, int, source.Hint) error { return nil }
+
+// TestOpenAhead: over a source that fetches, a WDL probe of a position
+// whose pawn can promote opens the promoted materials' tables too, which
+// the probe itself never reads (a WDL search follows captures only).
+func TestOpenAhead(t *testing.T) {
+	src := prefetchingSource{fixtureSource(t)}
+	tb, err := Open(Options{}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Oracle (probe.tsv): 8/1P6/7K/8/8/8/6k1/8 w is a win.
+	pos := mustFEN(t, "8/1P6/7K/8/8/8/6k1/8 w - - 0 1")
+	if v, err := tb.WDL(context.Background(), &pos); err != nil || v != 2 {
+		t.Fatalf("WDL %d, %v; want 2", v, err)
+	}
+	tb.bgWG.Wait() // the opens started ahead, and the checksum runs
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	opened := map[string]bool{}
+	for _, r := range src.reads {
+		if r.n == -1 {
+			opened[r.name] = true
+		}
+	}
+	for _, name := range []string{"KPvK.rtbw", "KQvK.rtbw", "KRvK.rtbw", "KBvK.rtbw", "KNvK.rtbw"} {
+		if !opened[name] {
+			t.Errorf("%s not opened; opened %v", name, opened)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package syzygy
+
+const raceEnabled = false

@@ -1,0 +1,423 @@
+package syzygy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/source"
+)
+
+// DefaultBlockCacheBytes is the decoded-block budget used when
+// Options.BlockCacheBytes is zero.
+const DefaultBlockCacheBytes = 64 << 20
+
+// maxChecksumRuns is how many whole-file checksum runs read at once.
+const maxChecksumRuns = 4
+
+// DefaultMissingTTL is MissingTTL's default.
+const DefaultMissingTTL = 5 * time.Minute
+
+// Options tune a Tablebase.
+type Options struct {
+	// BlockCacheBytes bounds the decoded blocks held across every open
+	// table. Zero means DefaultBlockCacheBytes.
+	BlockCacheBytes int64
+	// BlockCache, when set, is a cache shared with other readers (chesstb),
+	// so one budget bounds them all; BlockCacheBytes is then ignored.
+	BlockCache *blockcache.Cache
+	// MissingTTL is how long "no source has this table" is remembered
+	// before the sources are asked again. Zero means DefaultMissingTTL;
+	// negative, for the life of the Tablebase.
+	MissingTTL time.Duration
+	// Now tells the time for MissingTTL; nil means time.Now.
+	Now func() time.Time
+	// SkipChecksums gives answers from a table before its embedded
+	// checksum is confirmed, as Fathom does. By default the whole file's
+	// checksum is computed in the background from the moment the table is
+	// opened and no answer is read from it until the check has passed
+	// (gate.go); with this set a flipped bit that decodes to other
+	// valid-looking values becomes a wrong answer.
+	SkipChecksums bool
+}
+
+// Tablebase answers probes from the Syzygy tables found in its sources. It
+// is safe for concurrent use.
+type Tablebase struct {
+	srcs  []source.Source
+	cache *blockcache.Cache
+	opts  Options
+
+	mu     sync.RWMutex
+	tables map[tableKey]*tableSlot
+	closed bool
+	// Probes in flight, counted without a lock: Close sets closing, and
+	// the last probe out (or Close itself, when none is in) closes idle.
+	inflight atomic.Int64
+	closing  atomic.Bool
+	idle     chan struct{}
+	idleOnce sync.Once
+
+	// recent remembers the open table of each material probed lately, keyed
+	// by the position's own (uncanonical) material, so a probe skips the
+	// canonical name and the locked map.
+	recent [256]atomic.Pointer[recentTable]
+
+	// openedLocal and openedRemote say whether any table opened so far
+	// lives in a source that reads locally or one that fetches (see
+	// openAhead).
+	openedLocal, openedRemote atomic.Bool
+
+	// checksumRuns bounds the checksum runs at work at once.
+	checksumRuns chan struct{}
+
+	// Background checksum runs; Close cancels and waits for them.
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+	bgWG     sync.WaitGroup
+}
+
+type tableKey struct {
+	kind Kind
+	mat  material // canonical
+}
+
+// tableSlot opens one table at most once; a transient failure is not kept.
+type tableSlot struct {
+	mu   sync.Mutex
+	done atomic.Pointer[slotResult]
+}
+
+type slotResult struct {
+	file *tableFile
+	err  error
+	at   time.Time
+}
+
+// Open returns a Tablebase over srcs, searched in order: for each table the
+// first source holding it wins. A table is looked up in the kind's folder
+// (wdl/ or dtz/) and then at the root of each source. Tables are opened
+// when first needed. The sources stay owned by the caller and must outlive
+// the Tablebase.
+func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
+	if len(srcs) == 0 {
+		return nil, errors.New("syzygy: Open needs at least one source")
+	}
+	cache := opts.BlockCache
+	if cache == nil {
+		budget := opts.BlockCacheBytes
+		if budget == 0 {
+			budget = DefaultBlockCacheBytes
+		}
+		if budget < 0 {
+			return nil, fmt.Errorf("syzygy: negative BlockCacheBytes %d", budget)
+		}
+		cache = blockcache.New(budget)
+	}
+	tb := &Tablebase{
+		srcs:   append([]source.Source(nil), srcs...),
+		cache:  cache,
+		opts:   opts,
+		tables: make(map[tableKey]*tableSlot),
+		idle:   make(chan struct{}),
+
+		checksumRuns: make(chan struct{}, maxChecksumRuns),
+	}
+	tb.bgCtx, tb.bgCancel = context.WithCancel(context.Background())
+	return tb, nil
+}
+
+// Close waits for probes in flight, then releases every open table file.
+// Probes started after Close fail with ErrClosed.
+func (tb *Tablebase) Close() error {
+	tb.mu.Lock()
+	if tb.closed {
+		tb.mu.Unlock()
+		return nil
+	}
+	tb.closed = true
+	tb.mu.Unlock()
+	tb.closing.Store(true)
+	if tb.inflight.Load() == 0 {
+		tb.idleOnce.Do(func() { close(tb.idle) })
+	}
+	<-tb.idle
+	tb.bgCancel()
+	tb.bgWG.Wait()
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	var errs []error
+	for _, s := range tb.tables {
+		if r := s.done.Load(); r != nil && r.file != nil {
+			tb.cache.DropFile(r.file.id)
+			if err := r.file.obj.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	tb.tables = nil
+	return errors.Join(errs...)
+}
+
+// enter registers a probe in flight; the caller must call tb.exit when
+// done.
+func (tb *Tablebase) enter() error {
+	tb.inflight.Add(1)
+	if tb.closing.Load() {
+		tb.exit()
+		return ErrClosed
+	}
+	return nil
+}
+
+// exit ends a probe that enter registered.
+func (tb *Tablebase) exit() {
+	if tb.inflight.Add(-1) == 0 && tb.closing.Load() {
+		tb.idleOnce.Do(func() { close(tb.idle) })
+	}
+}
+
+// CacheStats reports the decoded-block bytes held now and the most ever
+// held (in the shared cache, when Options.BlockCache set one: then across
+// every reader using it).
+func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.Stats() }
+
+func (tb *Tablebase) now() time.Time {
+	if tb.opts.Now != nil {
+		return tb.opts.Now()
+	}
+	return time.Now()
+}
+
+// stale reports whether r is a remembered miss older than MissingTTL.
+func (tb *Tablebase) stale(r *slotResult) bool {
+	ttl := tb.opts.MissingTTL
+	if r.file != nil || ttl < 0 || !errors.Is(r.err, ErrNoTable) {
+		return false
+	}
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
+	return tb.now().Sub(r.at) >= ttl
+}
+
+// recentTable is one entry of Tablebase.recent.
+type recentTable struct {
+	key     uint64
+	file    *tableFile
+	swapped bool
+}
+
+// materialKey packs a position's men counts (and the table kind) into one
+// word: four bits per piece type and side.
+func materialKey(pos *chess.Position, k Kind) uint64 {
+	key := uint64(k)
+	for c := chess.White; c <= chess.Black; c++ {
+		for pt := chess.Pawn; pt <= chess.Queen; pt++ {
+			key = key<<4 | uint64(pos.Pieces(c, pt).Count())
+		}
+	}
+	return key
+}
+
+// recentSlot picks key's entry in Tablebase.recent.
+func recentSlot(key uint64) uint64 { return (key * 0x9e3779b97f4a7c15) >> 56 }
+
+// tableFor returns the kind-k table for pos's material and whether pos's
+// White is the table's second side.
+func (tb *Tablebase) tableFor(ctx context.Context, pos *chess.Position, k Kind) (*tableFile, bool, error) {
+	key := materialKey(pos, k)
+	slot := &tb.recent[recentSlot(key)]
+	if r := slot.Load(); r != nil && r.key == key {
+		return r.file, r.swapped, nil
+	}
+	m := materialOf(pos)
+	cm, swapped := m.canonical()
+	f, err := tb.table(ctx, k, cm)
+	if err != nil {
+		return nil, false, err
+	}
+	slot.Store(&recentTable{key: key, file: f, swapped: swapped})
+	return f, swapped, nil
+}
+
+// table returns the open kind-k table of canonical material m.
+func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile, error) {
+	key := tableKey{k, m}
+	tb.mu.RLock()
+	s := tb.tables[key]
+	tb.mu.RUnlock()
+	if s != nil {
+		if r := s.done.Load(); r != nil && !tb.stale(r) {
+			return r.file, r.err
+		}
+	} else {
+		tb.mu.Lock()
+		if tb.tables == nil {
+			tb.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if s = tb.tables[key]; s == nil {
+			s = &tableSlot{}
+			tb.tables[key] = s
+		}
+		tb.mu.Unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.done.Load(); r != nil && !tb.stale(r) {
+		return r.file, r.err
+	}
+	asked := tb.now()
+	f, err := tb.openTable(ctx, k, m)
+	if err != nil && !errors.Is(err, ErrNoTable) && !errors.Is(err, ErrCorrupt) {
+		return nil, err // transient, changed, cancelled: try again next time
+	}
+	if f != nil {
+		if _, remote := f.obj.(source.Prefetcher); remote {
+			tb.openedRemote.Store(true)
+		} else {
+			tb.openedLocal.Store(true)
+		}
+		f.cache = tb.cache
+		f.forget = func() { tb.forget(key, f) }
+		if !tb.opts.SkipChecksums {
+			f.gate = tb.newChecksumGate(f.obj)
+		}
+	}
+	s.done.Store(&slotResult{file: f, err: err, at: asked})
+	return f, err
+}
+
+// forget drops f from its slot, once a read found its object replaced, so
+// the next probe opens the new version.
+func (tb *Tablebase) forget(key tableKey, f *tableFile) {
+	tb.mu.RLock()
+	s := tb.tables[key]
+	tb.mu.RUnlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	r := s.done.Load()
+	dropped := r != nil && r.file == f
+	if dropped {
+		s.done.Store(nil)
+	}
+	s.mu.Unlock()
+	if dropped {
+		for i := range tb.recent {
+			if r := tb.recent[i].Load(); r != nil && r.file == f {
+				tb.recent[i].CompareAndSwap(r, nil)
+			}
+		}
+		tb.cache.DropFile(f.id)
+		f.obj.Close()
+	}
+}
+
+// openTable finds and opens a table file.
+func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableFile, error) {
+	base := m.name() + k.Ext()
+	names := [2]string{k.String() + "/" + base, base}
+	for _, src := range tb.srcs {
+		for _, name := range names {
+			obj, err := src.Open(ctx, name)
+			if errors.Is(err, source.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, &FileError{File: name, Err: err}
+			}
+			f, err := openFile(ctx, obj, name, k, m)
+			if err != nil {
+				obj.Close()
+				return nil, &FileError{File: name, Err: err}
+			}
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNoTable, base)
+}
+
+// checkChanged forgets the file when err says its object was replaced.
+func (t *tableFile) checkChanged(err error) {
+	if err != nil && t.forget != nil && errors.Is(err, source.ErrChanged) {
+		t.forget()
+	}
+}
+
+// lookup returns the stored value of position idx of sub-table e (part
+// number pn within the file, for the cache key).
+func (t *tableFile) lookup(ctx context.Context, e *encInfo, pn int, idx uint64) (uint16, error) {
+	if err := t.gate.wait(ctx); err != nil {
+		t.checkChanged(err)
+		return 0, &FileError{File: t.name, Err: err}
+	}
+	d := e.pairs
+	if d.constant {
+		return d.constVal, nil
+	}
+	if idx >= e.size {
+		return 0, &FileError{File: t.name, Err: corruptf("position %d past the table (%d)", idx, e.size)}
+	}
+	block, lit, err := d.locate(ctx, idx)
+	if err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			return 0, err
+		}
+		return 0, &FileError{File: t.name, Err: err}
+	}
+	memo := &t.last[pn]
+	if b := memo.Load(); b != nil && b.block == block && !b.evicted.Load() {
+		return d.value(b, lit), nil
+	}
+	key := blockcache.Key{File: t.id, Frame: uint8(pn), Block: uint64(block)}
+	v, ok := t.cache.Peek(key)
+	if !ok {
+		v, err = t.cache.GetValue(ctx, key, func() (any, int64, error) {
+			b, err := t.readBlock(ctx, d, block)
+			if err != nil {
+				return nil, 0, err
+			}
+			b.memo = memo
+			return b, b.bytes(), nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	b := v.(*decodedBlock)
+	if !b.evicted.Load() {
+		memo.Store(b)
+	}
+	return d.value(b, lit), nil
+}
+
+// readBlock fetches and decodes one block.
+func (t *tableFile) readBlock(ctx context.Context, d *pairsData, block uint32) (*decodedBlock, error) {
+	n := int64(1) << d.blockSize
+	off := d.dataOff + int64(block)<<d.blockSize
+	buf := make([]byte, n)
+	got, err := t.obj.ReadAt(ctx, buf, off, source.HintData)
+	if err != nil && !(errors.Is(err, io.EOF) && int64(got) == n) {
+		t.checkChanged(err)
+		return nil, &FileError{File: t.name, Err: err}
+	}
+	b, err := d.decodeBlock(ctx, buf, block)
+	if err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		return nil, &FileError{File: t.name, Err: err}
+	}
+	return b, nil
+}
