@@ -23,11 +23,12 @@ const geisterPlayLong = `Plays one game of Geister as a GAT-protocol client (doc
 the server's first-player port (10000 by default) or second-player port
 (10001). Each move: escape if an own blue stands on an exit; else, when the
 tables cover every colouring of the opponent's pieces the board allows, a
-move best in all of them; else the reference's confident ranking over the
-tables; else a heuristic (see geister/gat/player). One line per move and the
+move best in all of them; else the confident ranking over the tables
+(fewest colourings lost, then most won); else a heuristic (see
+geister/gat/player). One line per move and the
 result go to standard output. Exit status 0 when the game ended (won, lost
-or drawn), 1 when it broke off (time-out, disconnect, malformed message), 2
-for a usage error.`
+or drawn), 1 when it broke off (time-out, disconnect, malformed message) or
+the server refused a command (NG), 2 for a usage error.`
 
 // geisterServeLong is geister serve's help text.
 const geisterServeLong = `Runs GAT-protocol Geister matches (docs/gat.md): the first player connects to
@@ -95,7 +96,11 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		return 1
 	}
 	out, err := player.Play(ctx, conn, pol, player.Options{Timeout: o.timeout, Log: stdout})
-	if err != nil {
+	switch {
+	case err != nil && out.Result != 0:
+		fmt.Fprintf(stderr, "tbprobe geister play: %v; then the server ended the game (%s)\n", err, out.Result)
+		return 1
+	case err != nil:
 		fmt.Fprintf(stderr, "tbprobe geister play: game broken off after %d moves: %v\n", len(out.Decisions), err)
 		return 1
 	}

@@ -71,6 +71,7 @@ func TestParseServer(t *testing.T) {
 		{"OKR\r\n", Message{Kind: Accepted, Taken: 'R'}},
 		{"OKB\r\n", Message{Kind: Accepted, Taken: 'B'}},
 		{"NG \r\n", Message{Kind: Refused}},
+		{"NG\r\n", Message{Kind: Refused}},
 		{"MOV?" + startBoard + "\r\n", Message{Kind: MoveQuery, Board: mustBoard(t, startBoard)}},
 		{"WON:" + strings.ReplaceAll(startBoard, "u", "b") + "\r\n", Message{Kind: Won, Board: mustBoard(t, strings.ReplaceAll(startBoard, "u", "b"))}},
 		{"LST:" + startBoard, Message{Kind: Lost, Board: mustBoard(t, startBoard)}},
@@ -91,6 +92,27 @@ func TestParseServer(t *testing.T) {
 	for _, bad := range []string{"", "SET", "OKX", "MOV?", "MOV?" + startBoard[:47], "WIN:" + startBoard, "HELLO", strings.Repeat("x", 300)} {
 		if m, err := ParseServer(bad); !errors.Is(err, ErrSyntax) {
 			t.Errorf("ParseServer(%q) = %+v, %v; want ErrSyntax", bad, m, err)
+		}
+	}
+}
+
+// The server's acknowledgements byte for byte as the reference server
+// (miyo/geister_server.java at 8ed0409) writes them: "OK%s" with " " when
+// nothing was taken (server/TCPServerWithBlock.java:220,
+// server/GameServer.java:102-105), "NG " (TCPServerWithBlock.java:226).
+func TestAcknowledgementBytes(t *testing.T) {
+	for _, tc := range []struct {
+		m    Message
+		want string
+	}{
+		{Message{Kind: Accepted}, "OK "},
+		{Message{Kind: Accepted, Taken: 'R'}, "OKR"},
+		{Message{Kind: Accepted, Taken: 'B'}, "OKB"},
+		{Message{Kind: Refused}, "NG "},
+		{Message{Kind: SetQuery}, "SET?"},
+	} {
+		if got := tc.m.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.m, got, tc.want)
 		}
 	}
 }

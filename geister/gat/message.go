@@ -17,10 +17,13 @@ const (
 	SetQuery Kind = iota + 1
 	// MoveQuery ("MOV?<board>") asks a client for its move on the board.
 	MoveQuery
-	// Accepted ("OK", "OKR", "OKB") accepts the last command; after a
-	// move that captured, it names the colour taken.
+	// Accepted ("OK ", "OKR", "OKB") accepts the last command; after a
+	// move that captured, it names the colour taken. The reference server
+	// pads the plain reply to three characters ("OK " with a trailing
+	// space); a bare "OK" is read too.
 	Accepted
-	// Refused ("NG") refuses the last command.
+	// Refused ("NG ", also padded; "NG" is read too) refuses the last
+	// command.
 	Refused
 	// Won, Lost and Drawn ("WON:", "LST:", "DRW:" with the board, every
 	// colour revealed) end the game.
@@ -78,7 +81,8 @@ type Message struct {
 const MaxLine = 256
 
 // Clean drops the line end and surrounding spaces: servers in the field end
-// lines with CRLF and some pad a short reply ("NG ").
+// lines with CRLF and the reference pads its two-letter replies ("OK ",
+// "NG ").
 func Clean(line string) string {
 	return strings.TrimSpace(strings.TrimRight(line, "\r\n"))
 }
@@ -186,7 +190,10 @@ func ParseDir(s string) (geister.Dir, bool) {
 	return 0, false
 }
 
-// String writes the message as its wire line, without the CRLF.
+// String writes the message as its wire line, without the CRLF, byte for
+// byte as the reference server (miyo/geister_server.java) sends it: a
+// plain acceptance and a refusal carry a trailing space ("OK ", "NG "),
+// so that every acknowledgement is three characters before the CRLF.
 func (m Message) String() string {
 	switch m.Kind {
 	case SetQuery:
@@ -199,9 +206,9 @@ func (m Message) String() string {
 		if m.Taken != 0 {
 			return "OK" + string(m.Taken)
 		}
-		return "OK"
+		return "OK "
 	case Refused:
-		return "NG"
+		return "NG "
 	case Set:
 		b := []byte("SET:")
 		for _, i := range m.Red {

@@ -241,26 +241,44 @@ func (m *matchRun) accept(ctx context.Context, l net.Listener, i int) (*player, 
 	if p.err = p.conn.WriteLine(ctx, "SET?"); p.err != nil {
 		return p, nil
 	}
-	line, err := p.conn.ReadLine(ctx)
-	if err != nil {
-		p.err = err
+	for attempt := 1; ; attempt++ {
+		line, err := p.conn.ReadLine(ctx)
+		if err != nil {
+			p.err = err
+			return p, nil
+		}
+		msg, err := gat.ParseClient(line)
+		if err == nil && msg.Kind != gat.Set {
+			err = fmt.Errorf("%w: %q is not a SET: reply", gat.ErrSyntax, gat.Clean(line))
+		}
+		if err != nil {
+			// The reference refuses a bad setup and waits for another
+			// (GameServer.parse ends the game only for moves); the
+			// attempts are bounded so that no client can stall a match.
+			p.conn.WriteLine(ctx, refused)
+			fmt.Fprintf(m.log, "player %d %q NG: %v\n", i+1, gat.Clean(line), err)
+			if attempt == SetAttempts {
+				p.err = fmt.Errorf("%d setups refused, the last: %w", attempt, err)
+				return p, nil
+			}
+			continue
+		}
+		p.set = msg
+		fmt.Fprintf(m.log, "player %d %s OK\n", i+1, msg)
+		p.err = p.conn.WriteLine(ctx, accepted)
 		return p, nil
 	}
-	msg, err := gat.ParseClient(line)
-	if err == nil && msg.Kind != gat.Set {
-		err = fmt.Errorf("%w: %q is not a SET: reply", gat.ErrSyntax, gat.Clean(line))
-	}
-	if err != nil {
-		p.err = err
-		p.conn.WriteLine(ctx, "NG")
-		fmt.Fprintf(m.log, "player %d %q NG: %v\n", i+1, gat.Clean(line), err)
-		return p, nil
-	}
-	p.set = msg
-	fmt.Fprintf(m.log, "player %d %s OK\n", i+1, msg)
-	p.err = p.conn.WriteLine(ctx, "OK")
-	return p, nil
 }
+
+// SetAttempts is how many SET: replies a client may send before one is
+// accepted; after that many refusals it loses.
+const SetAttempts = 5
+
+// The reference's plain acknowledgements, padded to three characters.
+var (
+	accepted = gat.Message{Kind: gat.Accepted}.String()
+	refused  = gat.Message{Kind: gat.Refused}.String()
+)
 
 // play asks player turn for its move and makes it.
 func (m *matchRun) play(ctx context.Context, c *gat.Conn, turn int) (Record, error) {
@@ -283,7 +301,9 @@ func (m *matchRun) play(ctx context.Context, c *gat.Conn, turn int) (Record, err
 	}
 	if err != nil {
 		fmt.Fprintf(m.log, "ply %d player %d %q NG: %v\n", rec.Ply, turn+1, gat.Clean(line), err)
-		c.WriteLine(ctx, "NG")
+		// Then the game ends, as the reference's does by default
+		// (GameServer.parse with NG_TERMINATE): the culprit loses.
+		c.WriteLine(ctx, refused)
 		return rec, err
 	}
 	ok := gat.Message{Kind: gat.Accepted, Taken: rec.Taken}
@@ -303,7 +323,13 @@ func (m *matchRun) play(ctx context.Context, c *gat.Conn, turn int) (Record, err
 // finish sends each client its result with the revealed board and logs it.
 func (m *matchRun) finish(ctx context.Context, players [2]*player, winner int, reason string) (*Result, error) {
 	res := &Result{Winner: winner, Reason: reason, Plies: m.g.Ply}
-	for i, p := range players {
+	// The winner is told first, as the reference does.
+	order := [2]int{0, 1}
+	if winner == 1 {
+		order = [2]int{1, 0}
+	}
+	for _, i := range order {
+		p := players[i]
 		kind := gat.Drawn
 		switch winner {
 		case i:

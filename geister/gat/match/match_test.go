@@ -100,13 +100,13 @@ func TestExchanges(t *testing.T) {
 		p1, p2 := dial(t, a1), dial(t, a2)
 		p1.expect("SET?")
 		p1.send("SET:EFGH")
-		p1.expect("OK")
+		p1.expect("OK ")
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
-		p2.expect("OK")
+		p2.expect("OK ")
 		p1.expect("MOV?00B99b99b99b55R99r99r99r30u99b99b99b31u99r99r99r")
 		p1.send("MOV:A,WEST")
-		p1.expect("OK")
+		p1.expect("OK ")
 		p1.expect("WON:88b99b99b99b55R99r99r99r30b99b99b99b31r99r99r99r")
 		// The second player's own a at (3,0) in the first's view is at
 		// (2,5) in its own; the first's E at (5,5) is at (0,0).
@@ -125,10 +125,10 @@ func TestExchanges(t *testing.T) {
 		p1, p2 := dial(t, a1), dial(t, a2)
 		p1.expect("SET?")
 		p1.send("SET:ABCD")
-		p1.expect("OK")
+		p1.expect("OK ")
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
-		p2.expect("OK")
+		p2.expect("OK ")
 		p1.expect("MOV?22B99b99b99b55R99r99r99r40u99b99b99b32u42u99r99r")
 		p1.send("MOV:A,E")
 		p1.expect("OKR")
@@ -136,7 +136,7 @@ func TestExchanges(t *testing.T) {
 		// f at (1,3); the first's A now at (3,2) is at (2,3).
 		p2.expect("MOV?15B99b99b99b99r13R99r99r23u99b99b99b00u99r99r99r")
 		p2.send("MOV:a,north")
-		p2.expect("OK")
+		p2.expect("OK ")
 		p1.expect("DRW:32B99b99b99b55R99r99r99r41b99b99b99b99r42r99r99r")
 		p2.expect("DRW:14B99b99b99b99r13R99r99r23b99b99b99b00r99r99r99r")
 		if r := <-res; r.Winner != gat.Draw || r.Plies != 2 || r.Records[0].Taken != 'R' {
@@ -153,13 +153,13 @@ func TestForfeits(t *testing.T) {
 		p1, p2 := dial(t, a1), dial(t, a2)
 		p1.expect("SET?")
 		p1.send("SET:ABCD")
-		p1.expect("OK")
+		p1.expect("OK ")
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
-		p2.expect("OK")
+		p2.expect("OK ")
 		p1.expect("MOV?" + start1)
 		p1.send("MOV:E,NORTH") // E at (1,5); (1,4) holds A
-		p1.expect("NG")
+		p1.expect("NG ")
 		p1.expect("LST:14R24R34R44R15B25B35B45B41r31r21r11r40b30b20b10b")
 		p2.expect("WON:14R24R34R44R15B25B35B45B41r31r21r11r40b30b20b10b")
 		if r := <-res; r.Winner != 1 || !strings.Contains(r.Reason, "illegal") {
@@ -169,21 +169,24 @@ func TestForfeits(t *testing.T) {
 			t.Errorf("log:\n%s", log)
 		}
 	})
-	t.Run("malformed setup", func(t *testing.T) {
+	t.Run("malformed setups until the last attempt", func(t *testing.T) {
 		a1, a2, res, _ := server(t, match.Options{})
 		p1, p2 := dial(t, a1), dial(t, a2)
 		p1.expect("SET?")
-		p1.send("SET:ABC")
-		p1.expect("NG")
+		for i := 0; i < match.SetAttempts; i++ {
+			p1.send("SET:ABC")
+			p1.expect("NG ")
+		}
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
-		p2.expect("OK")
-		// A player whose setup failed is shown with A..D red.
-		p1.expect("LST:14R24R34R44R15B25B35B45B41r31r21r11r40b30b20b10b")
+		p2.expect("OK ")
+		// A player whose setup failed is shown with A..D red; the
+		// winner is told first.
 		line, _ := p2.r.ReadString('\n')
 		if !strings.HasPrefix(line, "WON:") {
 			t.Fatalf("player 2 got %q", line)
 		}
+		p1.expect("LST:14R24R34R44R15B25B35B45B41r31r21r11r40b30b20b10b")
 		if r := <-res; r.Winner != 1 {
 			t.Fatalf("result %+v", r)
 		}
@@ -193,13 +196,13 @@ func TestForfeits(t *testing.T) {
 		p1, p2 := dial(t, a1), dial(t, a2)
 		p1.expect("SET?")
 		p1.send("SET:ABCD")
-		p1.expect("OK")
+		p1.expect("OK ")
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
-		p2.expect("OK")
+		p2.expect("OK ")
 		p1.expect("MOV?" + start1)
 		p1.send("MOV:A,NORTH")
-		p1.expect("OK")
+		p1.expect("OK ")
 		// Player 1's A went from (1,4) to (1,3): (4,2) in player 2's view.
 		p2.expect("MOV?14R24R34R44R15B25B35B45B42u31u21u11u40u30u20u10u")
 		p2.c.Close()
@@ -218,11 +221,11 @@ func TestForfeits(t *testing.T) {
 		p1 := dial(t, a1)
 		p1.expect("SET?")
 		p1.send("SET:ABCD")
-		p1.expect("OK")
+		p1.expect("OK ")
 		p2 := dial(t, a2)
 		p2.expect("SET?")
 		p2.send("SET:ABCD")
-		p2.expect("OK")
+		p2.expect("OK ")
 		p1.expect("MOV?" + start1)
 		// Player 1 never answers.
 		p1.expect("LST:14R24R34R44R15B25B35B45B41r31r21r11r40b30b20b10b")
@@ -293,22 +296,33 @@ func TestTranscripts(t *testing.T) {
 					steps = append(steps, line)
 				}
 			}
-			a1, a2, res, _ := server(t, match.Options{Setup: setup})
-			clients := [2]*client{dial(t, a1), dial(t, a2)}
-			for _, s := range steps {
-				if len(s) < 3 || (s[0] != '1' && s[0] != '2') || (s[1] != '<' && s[1] != '>') {
-					t.Fatalf("bad transcript line %q", s)
-				}
-				c := clients[s[0]-'1']
-				if s[1] == '<' {
-					c.expect(strings.TrimSpace(s[2:]))
-				} else {
-					c.send(strings.TrimSpace(s[2:]))
-				}
-			}
-			if r := <-res; r == nil {
-				t.Fatal("no result")
-			}
+			replay(t, setup, steps)
 		})
+	}
+}
+
+// replay plays a transcript against a fresh server, as both clients: each
+// step is "N< line" (the server must send exactly line, then CRLF, to
+// player N) or "N> line" (player N sends it). The game must end.
+func replay(t *testing.T, setup string, steps []string) {
+	t.Helper()
+	a1, a2, res, _ := server(t, match.Options{Setup: setup})
+	clients := [2]*client{dial(t, a1), dial(t, a2)}
+	for _, s := range steps {
+		if len(s) < 3 || (s[0] != '1' && s[0] != '2') || (s[1] != '<' && s[1] != '>') {
+			t.Fatalf("bad transcript line %q", s)
+		}
+		c := clients[s[0]-'1']
+		// One space follows the arrow; the rest is the line, trailing
+		// spaces included.
+		text := strings.TrimPrefix(s[2:], " ")
+		if s[1] == '<' {
+			c.expect(text)
+		} else {
+			c.send(text)
+		}
+	}
+	if r := <-res; r == nil {
+		t.Fatal("no result")
 	}
 }

@@ -43,7 +43,7 @@ func fakeServer(t *testing.T, script func(w io.Writer, r *bufio.Reader)) string 
 func setUp(w io.Writer, r *bufio.Reader) {
 	io.WriteString(w, "SET?\r\n")
 	r.ReadString('\n')
-	io.WriteString(w, "OK\r\n")
+	io.WriteString(w, "OK \r\n")
 }
 
 // Each row is a server misbehaving; the client must stop with an error of
@@ -76,7 +76,7 @@ func TestClientFaults(t *testing.T) {
 			setUp(w, r)
 			io.WriteString(w, "MOV?"+startBoard+"\r\n")
 			r.ReadString('\n')
-			io.WriteString(w, "OK\r\n")
+			io.WriteString(w, "OK\r\n") // unpadded, as some servers send it
 		}, gat.ErrClosed},
 		{"vanishes mid-line", func(w io.Writer, r *bufio.Reader) {
 			setUp(w, r)
@@ -139,5 +139,32 @@ func TestClientCancel(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Play did not return after cancel")
+	}
+}
+
+// The reference server follows a refused move with the result
+// (miyo/geister_server.java at 8ed0409, server/TCPServerWithBlock.java:
+// 226 then 253-268): the client reports the refusal and still returns the
+// LST it was sent.
+func TestClientReadsResultAfterRefusal(t *testing.T) {
+	const final = "14R24R34R44R15B25B35B45B41b31b21b11b40r30r20r10r"
+	addr := fakeServer(t, func(w io.Writer, r *bufio.Reader) {
+		setUp(w, r)
+		io.WriteString(w, "MOV?"+startBoard+"\r\n")
+		r.ReadString('\n')
+		io.WriteString(w, "NG \r\nLST:"+final+"\r\n")
+	})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := player.Play(ctx, c, &player.Tables{}, player.Options{Timeout: 10 * time.Second})
+	if !errors.Is(err, player.ErrRefused) {
+		t.Fatalf("Play error %v, want ErrRefused", err)
+	}
+	if out.Result != gat.Lost || out.Board.String() != final {
+		t.Fatalf("outcome %v %s, want LST %s", out.Result, out.Board, final)
 	}
 }

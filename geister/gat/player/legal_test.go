@@ -21,7 +21,8 @@ func TestTablesMovesAreLegal(t *testing.T) {
 		dirs = append(dirs, testenv.Shared(t, "geister", "tables"))
 	}
 	tb := openTables(t, dirs...)
-	pol := &player.Tables{TB: tb}
+	// One policy a side: a Tables remembers its own game's boards.
+	pols := [2]*player.Tables{{TB: tb}, {TB: tb}}
 	r := rand.New(rand.NewPCG(5, 6))
 	ctx := context.Background()
 	games := 300
@@ -35,12 +36,17 @@ func TestTablesMovesAreLegal(t *testing.T) {
 		if err != nil {
 			t.Fatalf("setup %s: %v", setup, err)
 		}
+		for _, p := range pols {
+			if _, err := p.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for {
 			if over, _, _ := g.Over(); over {
 				break
 			}
 			b := g.View(g.Turn(), false)
-			c, err := pol.Choose(ctx, b)
+			c, err := pols[g.Turn()].Choose(ctx, b)
 			if err != nil {
 				t.Fatalf("game %d (%s) ply %d: Choose(%s): %v", i, setup, g.Ply, b, err)
 			}

@@ -2,7 +2,8 @@
 // SET? and MOV? messages with the choices of a Policy until the game ends.
 // Tables is the policy driven by the perfect-information tables (escape
 // when possible, else a move best in every colouring the observation
-// allows, else the reference's confident ranking, else a simple heuristic).
+// allows, else a confident ranking over the colourings, else a simple
+// heuristic).
 package player
 
 import (
@@ -82,8 +83,9 @@ var ErrRefused = errors.New("player: the server refused the command")
 // Play runs one game on c (already connected to the server's port for the
 // first or second player) and closes c. It returns when the server sends
 // WON, LST or DRW; a time-out, a closed connection, a malformed server
-// message, an NG or ctx's end stop it with an error (the Outcome so far is
-// returned with it).
+// message or ctx's end stop it with an error (the Outcome so far is
+// returned with it). After an NG it reads on: the result that follows is
+// returned in the Outcome, with an error matching ErrRefused.
 func Play(ctx context.Context, c net.Conn, p Policy, opts Options) (*Outcome, error) {
 	conn := gat.NewConn(c, opts.Timeout)
 	defer conn.Close()
@@ -92,11 +94,16 @@ func Play(ctx context.Context, c net.Conn, p Policy, opts Options) (*Outcome, er
 		log = io.Discard
 	}
 	out := &Outcome{}
-	last := "" // the last command sent, for errors
+	last := ""        // the last command sent, for errors
+	var refusal error // set once the server has answered NG
 	for {
 		line, err := conn.ReadLine(ctx)
 		if err != nil {
-			return out, fmt.Errorf("player: waiting for the server after %d moves: %w", len(out.Decisions), err)
+			err = fmt.Errorf("player: waiting for the server after %d moves: %w", len(out.Decisions), err)
+			if refusal != nil {
+				err = errors.Join(refusal, err)
+			}
+			return out, err
 		}
 		msg, err := gat.ParseServer(line)
 		if err != nil {
@@ -120,11 +127,17 @@ func Play(ctx context.Context, c net.Conn, p Policy, opts Options) (*Outcome, er
 		case gat.Accepted:
 			continue
 		case gat.Refused:
-			return out, fmt.Errorf("%w: %s", ErrRefused, last)
+			// The reference server follows a refused move with LST (a
+			// refused SET: it leaves open for another try, which this
+			// client, with its one setup, does not take); read on for
+			// the result rather than drop it.
+			refusal = fmt.Errorf("%w: %s", ErrRefused, last)
+			fmt.Fprintf(log, "refused: %s\n", last)
+			continue
 		case gat.Won, gat.Lost, gat.Drawn:
 			out.Result, out.Board = msg.Kind, msg.Board
 			fmt.Fprintf(log, "result: %s after %d own moves; board %s\n", msg.Kind, len(out.Decisions), msg.Board)
-			return out, nil
+			return out, refusal
 		}
 		if err := conn.WriteLine(ctx, last); err != nil {
 			return out, fmt.Errorf("player: sending %s: %w", last, err)

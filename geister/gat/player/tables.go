@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister/gat"
@@ -18,14 +19,20 @@ import (
 //  2. best-in-all: when the tables cover every colouring of the opponent's
 //     pieces that the board allows (the observation's material and every
 //     child's), a move that is best in each of them;
-//  3. confident: with the tables covering the moves, the reference's
-//     "confident" ranking (fewest colourings lost, then the slowest loss,
-//     else the most colourings won, then the fastest win);
+//  3. confident: with the tables covering the moves, the move that loses
+//     in the fewest colourings; then the one that wins in the most (also
+//     when every move loses somewhere, unlike the reference's ranking);
+//     then, if it loses somewhere, the slowest quickest loss; then the
+//     fastest longest win. A move to a board this policy has already
+//     moved to twice in the game counts as a draw in every colouring, so
+//     that a won game is not walked round a cycle to the 300-move draw;
 //  4. heuristic: otherwise (see Heuristic).
 //
 // Ties are broken by board order: the lowest origin square (A1, B1, ...,
 // F6 in the mover's view), then North, East, South, West. The policy is
-// deterministic: the same board always gives the same move.
+// deterministic: the same game so far always gives the same move. A Tables
+// remembers the boards of the game it is playing (Setup starts afresh), so
+// it plays one game at a time.
 type Tables struct {
 	// TB answers the probes; nil means the heuristic alone.
 	TB *geister.Tablebase
@@ -36,7 +43,32 @@ type Tables struct {
 	// table (transport failures, corrupt data); the policy then falls
 	// back to the heuristic for that move rather than lose on time.
 	OnError func(error)
+
+	mu sync.Mutex
+	// moved counts the boards (own pieces and the opponent's squares)
+	// this policy's moves have produced in the current game.
+	moved map[placement]int
 }
+
+// placement is a board without the opponent's colours: what repeats when a
+// game goes round a cycle.
+type placement struct{ ownBlue, ownRed, opp uint64 }
+
+// after returns the placement move mv makes from o.
+func after(o geister.Observation, mv geister.Move) placement {
+	from, to := mv.From.Bit(), mv.To.Bit()
+	p := placement{o.OwnBlue, o.OwnRed, o.Opp &^ to}
+	if p.ownBlue&from != 0 {
+		p.ownBlue ^= from | to
+	} else {
+		p.ownRed ^= from | to
+	}
+	return p
+}
+
+// repeatLimit is how many times a policy may move to the same board before
+// doing so again counts as a draw.
+const repeatLimit = 2
 
 // DefaultRed is the setup Tables uses in tbprobe: the front row A..D red.
 var DefaultRed = [4]int{0, 1, 2, 3}
@@ -44,6 +76,9 @@ var DefaultRed = [4]int{0, 1, 2, 3}
 // Setup returns t.Red, or DefaultRed when t.Red is the zero value. Four
 // distinct pieces 0..7 are required.
 func (t *Tables) Setup(ctx context.Context) ([4]int, error) {
+	t.mu.Lock()
+	t.moved = nil
+	t.mu.Unlock()
 	red := t.Red
 	if red == [4]int{} {
 		red = DefaultRed
@@ -74,11 +109,17 @@ func (t *Tables) Choose(ctx context.Context, b gat.Board) (Choice, error) {
 	if err != nil {
 		return Choice{}, err
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.moved == nil {
+		t.moved = map[placement]int{}
+	}
 	if t.TB != nil && obs.Material().Valid() {
 		ov, err := t.TB.ObservationValues(ctx, obs)
 		switch {
 		case err == nil:
-			if c, ok := fromTables(b, ov); ok {
+			if c, mv, ok := t.fromTables(b, obs, ov); ok {
+				t.moved[after(obs, mv)]++
 				return c, nil
 			}
 		case errors.Is(err, geister.ErrNoTable):
@@ -90,11 +131,17 @@ func (t *Tables) Choose(ctx context.Context, b gat.Board) (Choice, error) {
 			}
 		}
 	}
-	return Heuristic(b, obs)
+	c, err := Heuristic(b, obs)
+	if err == nil {
+		x, y := int(b[c.Piece].X), int(b[c.Piece].Y)
+		d := [4][2]int{{0, -1}, {1, 0}, {0, 1}, {-1, 0}}[c.Dir&3] // N, E, S, W
+		t.moved[after(obs, geister.Move{From: geister.SquareAt(x, y), To: geister.SquareAt(x+d[0], y+d[1])})]++
+	}
+	return c, err
 }
 
 // fromTables applies rules 2 and 3 to the tables' answer.
-func fromTables(b gat.Board, ov *geister.ObservationValues) (Choice, bool) {
+func (t *Tables) fromTables(b gat.Board, obs geister.Observation, ov *geister.ObservationValues) (Choice, geister.Move, bool) {
 	var wins, draws, losses int
 	for _, c := range ov.Colourings {
 		switch c.Result.Outcome {
@@ -107,30 +154,63 @@ func fromTables(b gat.Board, ov *geister.ObservationValues) (Choice, bool) {
 		}
 	}
 	summary := fmt.Sprintf("%d colourings: %d won, %d drawn, %d lost", len(ov.Colourings), wins, draws, losses)
-	pick := func(list []geister.Move, reason string) (Choice, bool) {
-		// ObservationValues keeps Position.Moves order, which is board
-		// order; the first is the tie-break's choice.
-		if len(list) == 0 {
-			return Choice{}, false
-		}
-		mv := list[0]
-		i := b.At(mv.From.X(), mv.From.Y())
+	choose := func(ms geister.MoveSummary, reason, note string) (Choice, geister.Move, bool) {
+		i := b.At(ms.From.X(), ms.From.Y())
 		if i < 0 || i >= 8 {
-			return Choice{}, false
+			return Choice{}, geister.Move{}, false
 		}
-		detail := summary
-		for _, ms := range ov.Moves {
-			if ms.From == mv.From && ms.Dir == mv.Dir {
-				detail += fmt.Sprintf("; this move wins %d of them (longest win %d plies), draws %d, loses %d (quickest loss %d plies)",
-					ms.Wins, ms.MaxWin, ms.Draws, ms.Losses, ms.MinLoss)
-			}
+		detail := summary + fmt.Sprintf("; this move wins %d of them (longest win %d plies), draws %d, loses %d (quickest loss %d plies)",
+			ms.Wins, ms.MaxWin, ms.Draws, ms.Losses, ms.MinLoss) + note
+		return Choice{Piece: i, Dir: ms.Dir, Reason: reason, Detail: detail}, ms.Move, true
+	}
+	// ov.Moves keeps Position.Moves order, which is board order, so the
+	// first of equals is the tie-break's choice.
+	for _, ms := range ov.Moves {
+		if ms.BestInAll {
+			return choose(ms, ReasonBestInAll, "")
 		}
-		return Choice{Piece: i, Dir: mv.Dir, Reason: reason, Detail: detail}, true
 	}
-	if c, ok := pick(ov.BestInAll, ReasonBestInAll); ok {
-		return c, true
+	best, bestNote := -1, ""
+	var bestKey geister.MoveSummary
+	for i, ms := range ov.Moves {
+		if ms.Missing > 0 {
+			continue
+		}
+		key, note := ms, ""
+		if n := t.moved[after(obs, ms.Move)]; n >= repeatLimit {
+			key = geister.MoveSummary{Move: ms.Move, Draws: ms.Wins + ms.Draws + ms.Losses}
+			note = fmt.Sprintf("; its board was reached %d times already, so it counts as a draw", n)
+		}
+		if best < 0 || better(key, bestKey) {
+			best, bestKey, bestNote = i, key, note
+		}
 	}
-	return pick(ov.Confident, ReasonConfident)
+	if best < 0 {
+		return Choice{}, geister.Move{}, false
+	}
+	return choose(ov.Moves[best], ReasonConfident, bestNote)
+}
+
+// better reports whether move summary a ranks above b by the confident
+// rule: fewer colourings lost, more won, a slower quickest loss (when both
+// lose somewhere), a faster longest win. The reference's ranking looks at
+// the wins only when some move loses nowhere, so where every move loses
+// somewhere it can prefer a move that wins in no colouring to one that
+// wins in some; here the wins always count.
+func better(a, b geister.MoveSummary) bool {
+	if a.Losses != b.Losses {
+		return a.Losses < b.Losses
+	}
+	if a.Wins != b.Wins {
+		return a.Wins > b.Wins
+	}
+	if a.Losses > 0 && a.MinLoss != b.MinLoss {
+		return a.MinLoss > b.MinLoss
+	}
+	if a.Wins > 0 && a.MaxWin != b.MaxWin {
+		return a.MaxWin < b.MaxWin
+	}
+	return false
 }
 
 // Heuristic is the fallback policy where the tables do not reach. Among the
