@@ -48,7 +48,7 @@ func BenchmarkSolve(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(entries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-			b.ReportMetric(float64(entries)*3.125, "work-bytes")
+			b.ReportMetric(float64(entries)*solveBytesPerEntry, "work-bytes")
 		})
 	}
 }
