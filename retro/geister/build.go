@@ -31,9 +31,15 @@ type BuildOptions struct {
 	// Materials, when set, builds these materials (each with its twin)
 	// and whatever they depend on.
 	Materials []model.Material
-	// MemLimit refuses to start when the estimated peak memory exceeds it
-	// (bytes); 0 means no limit.
+	// MemLimit bounds the memory of the build (bytes); 0 means no limit.
+	// A pair with one red a side whose in-memory solve would exceed it is
+	// built in parts spilled to disk in Out (SolveParts) and repacked; the
+	// build refuses to start when any other pair, or a partitioned pair's
+	// least working set, would exceed it.
 	MemLimit int64
+	// OnParts, when set, receives the spill traffic of each pair built in
+	// parts.
+	OnParts func(pair []model.Material, st PartStats)
 	// Check tests every entry of each new table against the consistency
 	// rule before it is written, as the reference builder does.
 	Check bool
@@ -180,6 +186,12 @@ func EstimateMemory(opts BuildOptions) (int64, error) {
 	}
 	var peak int64
 	for _, pr := range pairs(plan) {
+		if partitioned(opts, pr) {
+			// A partitioned pair uses what the limit leaves, at least its
+			// fewest parts.
+			peak = max(peak, min(opts.MemLimit-baseMemory, solveMemory(pr)), partitionedMemory(opts, pr))
+			continue
+		}
 		peak = max(peak, solveMemory(pr), int64(zstdEncoders(opts.Workers, pr))*zstdMemory)
 	}
 	return peak + baseMemory, nil
@@ -227,7 +239,11 @@ func Build(ctx context.Context, opts BuildOptions) error {
 			}
 			continue
 		}
-		if err := buildPair(ctx, opts, pr, logf); err != nil {
+		build := buildPair
+		if partitioned(opts, pr) {
+			build = buildPairParts
+		}
+		if err := build(ctx, opts, pr, logf); err != nil {
 			return err
 		}
 		// The pair's tables are garbage now: give their memory back before

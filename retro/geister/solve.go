@@ -370,8 +370,6 @@ func (s *solver) run(ctx context.Context) error {
 		err := s.parallel(ctx, uint64(len(val)), func(w int, lo, hi uint64) error {
 			rk := &s.rankers[w]
 			cur := newCursor(rk, m)
-			var mv [32]model.Move
-			var caps [32]uint8
 			hiVal, hiCap := 0, 0
 			decided := uint64(0)
 			for i := lo; i < hi; i++ {
@@ -379,70 +377,19 @@ func (s *solver) run(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
+				v, st, err := s.initEntry(rk, p)
+				if err != nil {
+					return err
+				}
 				// Chunks are multiples of 4 entries, so no other worker
 				// touches this entry's state word now.
-				shift := 8 * (i % 4)
-				if tv, ok := p.Terminal(); ok {
-					val[i] = tv
-					state[i/4] |= stateDecided << shift
-					hiVal = max(hiVal, int(tv))
-					decided++
-					continue
-				}
-				moves := p.Moves(mv[:0])
-				same, nc, minLoss, maxWin, draw, lastBlue := 0, 0, 0, 0, false, false
-				for _, mo := range moves {
-					if mo.Capture == model.Empty {
-						same++
-						continue
-					}
-					if p.CapturesLastBlue(mo) {
-						lastBlue = true
-						break
-					}
-					t, err := s.captureValue(rk, p.Play(mo))
-					if err != nil {
-						return err
-					}
-					caps[nc] = t
-					nc++
-					switch {
-					case t == 0:
-						draw = true
-					case t%2 == 0:
-						if minLoss == 0 || int(t) < minLoss {
-							minLoss = int(t)
-						}
-					default:
-						maxWin = max(maxWin, int(t))
-					}
-				}
-				var st uint32 = uint32(same)
-				switch {
-				case lastBlue:
-					val[i], st = 1, stateDecided
-				case same == 0:
-					// Nothing moves into this entry's twin without a
-					// capture, so no counter of it is ever needed.
-					val[i], st = model.Backup(caps[:nc], false), noLoss
-					if val[i] != 0 {
-						st = stateDecided
-					}
-				case minLoss > 0:
-					st = noLoss
-					if minLoss+1 <= model.Horizon {
-						val[i] = uint8(minLoss + 1)
-						hiCap = max(hiCap, minLoss+1)
-					}
-				case draw:
-					st = noLoss
-				default:
-					val[i] = uint8(maxWin)
-				}
-				state[i/4] |= st << shift
+				val[i] = v
+				state[i/4] |= st << (8 * (i % 4))
 				if st == stateDecided {
-					hiVal = max(hiVal, int(val[i]))
+					hiVal = max(hiVal, int(v))
 					decided++
+				} else if st == noLoss && v%2 == 1 {
+					hiCap = max(hiCap, int(v))
 				}
 			}
 			assigned.see(hiVal)
@@ -497,6 +444,63 @@ func (s *solver) run(ctx context.Context) error {
 	return nil
 }
 
+// initEntry returns the first value byte and state of position p: what
+// the rules and the captures alone decide, and the counter of its moves
+// without a capture. An undecided entry's value byte is its auxiliary
+// value; with noLoss, an odd one is the distance at which a capture into a
+// loss wins.
+func (s *solver) initEntry(rk *model.Ranker, p model.Position) (uint8, uint32, error) {
+	if tv, ok := p.Terminal(); ok {
+		return tv, stateDecided, nil
+	}
+	var mv [32]model.Move
+	var caps [32]uint8
+	moves := p.Moves(mv[:0])
+	same, nc, minLoss, maxWin, draw := 0, 0, 0, 0, false
+	for _, mo := range moves {
+		if mo.Capture == model.Empty {
+			same++
+			continue
+		}
+		if p.CapturesLastBlue(mo) {
+			return 1, stateDecided, nil
+		}
+		t, err := s.captureValue(rk, p.Play(mo))
+		if err != nil {
+			return 0, 0, err
+		}
+		caps[nc] = t
+		nc++
+		switch {
+		case t == 0:
+			draw = true
+		case t%2 == 0:
+			if minLoss == 0 || int(t) < minLoss {
+				minLoss = int(t)
+			}
+		default:
+			maxWin = max(maxWin, int(t))
+		}
+	}
+	switch {
+	case same == 0:
+		// Nothing moves into this entry's twin without a capture, so no
+		// counter of it is ever needed.
+		if v := model.Backup(caps[:nc], false); v != 0 {
+			return v, stateDecided, nil
+		}
+		return 0, noLoss, nil
+	case minLoss > 0:
+		if minLoss+1 <= model.Horizon {
+			return uint8(minLoss + 1), noLoss, nil
+		}
+		return 0, noLoss, nil
+	case draw:
+		return 0, noLoss, nil
+	}
+	return uint8(maxWin), uint32(same), nil
+}
+
 // expand handles the entries of slot k in [lo, hi) whose value is d-1: it
 // visits every parent move into them, in the orientation the parent's entry
 // stores, so that each move of an entry's own move list (computed from
@@ -511,28 +515,7 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 	// mirror image.
 	fixed := [2]bool{s.mats[0].MirrorFixed(), s.mats[1].MirrorFixed()}
 	var buf [64]step
-	visit := func(idx uint64) {
-		word := &pstate[idx/4]
-		shift := 8 * (idx % 4)
-		// Only counters and marks change in this phase, so the decided
-		// flag and noLoss seen here stay true while the entry is handled.
-		st := atomic.LoadUint32(word) >> shift & 0xff
-		if st&stateDecided != 0 {
-			return
-		}
-		if !won {
-			atomic.OrUint32(word, stateMarked<<shift)
-			return
-		}
-		if st&stateCount == noLoss {
-			return
-		}
-		if atomic.AddUint32(word, ^(uint32(1)<<shift-1))>>shift&stateCount == 0 {
-			// Every child is a win. Only this worker saw the counter reach
-			// 0, so the entry is marked once.
-			atomic.OrUint32(word, stateMarked<<shift)
-		}
-	}
+	visit := func(idx uint64) { visitParent(&pstate[idx/4], 8*(idx%4), won) }
 	// Parent indices are gathered and visited in batches. Every visit
 	// ends in an atomic update, which on amd64 waits for all earlier
 	// memory accesses, so visited one by one each parent would cost a
@@ -611,6 +594,34 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 	return nil
 }
 
+// visitParent updates the state byte at shift in word of a parent of an
+// entry of the layer's previous value, a win for that entry's side to move
+// when won: the parent's counter drops, and it is marked, lost, when no
+// child is left that is not a win. After a loss the parent is marked, won.
+// It reports whether it marked the parent.
+func visitParent(word *uint32, shift uint64, won bool) bool {
+	// Only counters and marks change in this phase, so the decided flag
+	// and noLoss seen here stay true while the entry is handled.
+	st := atomic.LoadUint32(word) >> shift & 0xff
+	if st&stateDecided != 0 {
+		return false
+	}
+	if !won {
+		atomic.OrUint32(word, stateMarked<<shift)
+		return true
+	}
+	if st&stateCount == noLoss {
+		return false
+	}
+	if atomic.AddUint32(word, ^(uint32(1)<<shift-1))>>shift&stateCount == 0 {
+		// Every child is a win. Only this caller saw the counter reach 0,
+		// so the entry is marked once.
+		atomic.OrUint32(word, stateMarked<<shift)
+		return true
+	}
+	return false
+}
+
 // symmetricObservation reports whether p's board with the opponent colours
 // hidden is its own mirror image.
 func symmetricObservation(p model.Position) bool {
@@ -626,7 +637,15 @@ func symmetricObservation(p model.Position) bool {
 // marked losses, lost one ply after their longest win: the child of value
 // d-1 or a capture's (the auxiliary value), if that is within the horizon.
 func (s *solver) decideLayer(k int, lo, hi uint64, d int) int {
-	val, state := s.val[k], s.state[k]
+	top, decided := decideRange(s.val[k], s.state[k], lo, hi, d)
+	s.decided.Add(decided)
+	return top
+}
+
+// decideRange is decideLayer over the entries [lo, hi) of val and state,
+// lo a multiple of 4; it returns the largest value written and the number
+// of entries decided.
+func decideRange(val []byte, state []uint32, lo, hi uint64, d int) (int, uint64) {
 	var decided uint64
 	odd := d%2 == 1
 	top := 0
@@ -674,8 +693,7 @@ func (s *solver) decideLayer(k int, lo, hi uint64, d int) int {
 		}
 		state[w] = word
 	}
-	s.decided.Add(decided)
-	return top
+	return top, decided
 }
 
 // finish turns slot k's values into the table: an entry still undecided
