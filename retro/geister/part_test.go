@@ -67,3 +67,32 @@ func TestBuildPartsTotal4(t *testing.T) {
 		t.Errorf("stats %+v: want at most 64 parts resident and traffic both ways", st)
 	}
 }
+
+// TestBuildPartsTotal5 builds the total-5 pair with one red a side
+// (id002, id004) in parts, with room for a fifth of them in memory, and
+// compares both repacked tables with the reference's sha256 (SHA256SUMS).
+// It is left out of -short and -race runs.
+func TestBuildPartsTotal5(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("builds 22.6 M entries in parts")
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	if err := Build(ctx, BuildOptions{Out: dir, UptoTotal: 4}); err != nil {
+		t.Fatal(err)
+	}
+	pr := []model.Material{{PB: 1, PR: 1, OB: 2, OR: 1}, {PB: 2, PR: 1, OB: 1, OR: 1}}
+	var st PartStats
+	opts := BuildOptions{Out: dir, MemLimit: baseMemory + int64(pr[0].Entries())*2/5 + int64(pr[0].Entries())/8,
+		OnParts: func(_ []model.Material, s PartStats) { st = s }}
+	if err := buildPairParts(ctx, opts, pr, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	sums := referenceSums(t)
+	for _, m := range pr {
+		checkOutput(t, dir, m, sums)
+	}
+	if st.Resident >= st.Parts || st.SpillRead == 0 {
+		t.Errorf("stats %+v: want parts spilled and read back", st)
+	}
+}
