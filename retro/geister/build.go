@@ -178,7 +178,9 @@ func solveMemory(pr []model.Material) int64 {
 // solveBytesPerEntry per entry, and the tables its captures lead to, read
 // from disk for the pair and dropped after it) and its compression (the
 // zstd encoders; the values are read back from the raw files), plus an
-// allowance for the runtime.
+// allowance for the runtime. Pairs already built (every material's sidecar
+// in opts.Out) are not counted; Build verifies them and refuses a pair
+// that turns out to need rebuilding beyond opts.MemLimit.
 func EstimateMemory(opts BuildOptions) (int64, error) {
 	plan, err := Plan(opts)
 	if err != nil {
@@ -186,15 +188,37 @@ func EstimateMemory(opts BuildOptions) (int64, error) {
 	}
 	var peak int64
 	for _, pr := range pairs(plan) {
+		if opts.Out != "" && sidecarsPresent(opts.Out, pr) {
+			continue
+		}
 		if partitioned(opts, pr) {
 			// A partitioned pair uses what the limit leaves, at least its
 			// fewest parts.
-			peak = max(peak, min(opts.MemLimit-baseMemory, solveMemory(pr)), partitionedMemory(opts, pr))
+			peak = max(peak, min(opts.MemLimit, solveMemory(pr)+baseMemory), pairMemory(opts, pr))
 			continue
 		}
-		peak = max(peak, solveMemory(pr), int64(zstdEncoders(opts.Workers, pr))*zstdMemory)
+		peak = max(peak, pairMemory(opts, pr))
 	}
-	return peak + baseMemory, nil
+	return peak, nil
+}
+
+// sidecarsPresent reports whether every material of pr has its sidecar in
+// dir, which is what a finished build leaves.
+func sidecarsPresent(dir string, pr []model.Material) bool {
+	for _, m := range pr {
+		if _, err := os.Stat(filepath.Join(dir, sidecarName(m))); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// pairMemory is the memory Build needs for pair pr alone.
+func pairMemory(opts BuildOptions, pr []model.Material) int64 {
+	if partitioned(opts, pr) {
+		return partitionedMemory(opts, pr) + baseMemory
+	}
+	return max(solveMemory(pr), int64(zstdEncoders(opts.Workers, pr))*zstdMemory) + baseMemory
 }
 
 // Build makes the tables opts asks for, in dependency order. A material
@@ -238,6 +262,9 @@ func Build(ctx context.Context, opts BuildOptions) error {
 				logf("%s: complete and verified, skipped", m.FileName())
 			}
 			continue
+		}
+		if need := pairMemory(opts, pr); opts.MemLimit > 0 && need > opts.MemLimit {
+			return fmt.Errorf("%w: %v needs about %s, %s allowed", ErrMemory, pr, units.BytesSize(float64(need)), units.BytesSize(float64(opts.MemLimit)))
 		}
 		build := buildPair
 		if partitioned(opts, pr) {
