@@ -49,7 +49,6 @@ type partSolver struct {
 	mu       sync.Mutex // guards the part cache below
 	resident [2][NumParts]*partBuf
 	onDisk   [2][NumParts]bool
-	free     []*partBuf
 	held     int
 	capacity int
 	clock    uint64
@@ -181,12 +180,6 @@ func (s *partSolver) release(b *partBuf) {
 // its spill file first when it changed. s.mu is held.
 func (s *partSolver) slotFor(k int) (*partBuf, error) {
 	size := s.lay[k].size
-	for i, b := range s.free {
-		if uint64(len(b.val)) == size {
-			s.free = append(s.free[:i], s.free[i+1:]...)
-			return b, nil
-		}
-	}
 	if s.held < s.capacity {
 		s.held++
 		s.stats.Resident = max(s.stats.Resident, s.held)
