@@ -11,7 +11,7 @@ import (
 // material up to 6 pieces against the obsblk index: NumParts parts of its
 // size make exactly the material's entries (the reference's entry count),
 // and every part's walk gives distinct canonical positions that map back
-// to the same part and entry (every part at total 4, a sample of the
+// to the same part and entry, and that at finds by entry (every part at total 4, a sample of the
 // parts above).
 func TestPartIndex(t *testing.T) {
 	for _, m := range model.Materials() {
@@ -32,6 +32,9 @@ func TestPartIndex(t *testing.T) {
 			lay.walk(p, func(j uint64, pos model.Position) bool {
 				if j != n {
 					t.Fatalf("%v part %d: entry %d after %d", m, p, j, n)
+				}
+				if q := lay.at(p, j); q != pos {
+					t.Fatalf("%v part %d entry %d: walk gives %v, at %v", m, p, j, pos, q)
 				}
 				n++
 				if _, idx, _, err := rk.Rank(pos); err != nil {

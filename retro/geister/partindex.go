@@ -176,6 +176,41 @@ func (l *partLayout) walk(p int, fn func(j uint64, pos model.Position) bool) {
 	}
 }
 
+// at returns the position of entry j of part p, as walk gives it.
+func (l *partLayout) at(p int, j uint64) model.Position {
+	r, s := partReds(p)
+	free := model.BoardMask &^ (1<<r | 1<<s)
+	own := unrankAmong(j/l.oppBlues, l.m.PB, free)
+	opp := unrankAmong(j%l.oppBlues, l.m.OB, free&^own)
+	return model.Position{OwnBlue: own, OwnRed: 1 << r, OppBlue: opp, OppRed: 1 << s}
+}
+
+// unrankAmong returns the set of k squares of free with colex rank rank
+// among them (the inverse of ordinalRank).
+func unrankAmong(rank uint64, k int, free uint64) uint64 {
+	var set uint64
+	n := bits.OnesCount64(free)
+	for i := k; i >= 1; i-- {
+		// The largest position pos with C(pos, i) <= rank.
+		pos := n - 1
+		for choose[pos][i] > rank {
+			pos--
+		}
+		rank -= choose[pos][i]
+		n = pos
+		set |= 1 << selectBit(free, pos)
+	}
+	return set
+}
+
+// selectBit returns the square of the n-th (from 0) set bit of b.
+func selectBit(b uint64, n int) int {
+	for ; n > 0; n-- {
+		b &= b - 1
+	}
+	return bits.TrailingZeros64(b)
+}
+
 // parentParts returns the parts of the twin material that hold the
 // parents (by a move without a capture) of the positions of part p: there
 // the other side is to move, its red is p's opponent red before it moved

@@ -2,6 +2,7 @@ package geister
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -410,11 +411,21 @@ func (s *partSolver) expandPart(k, p, d int) error {
 	v := uint8(d - 1)
 	won := v%2 == 1
 	var buf [64]step
-	var ferr error
-	s.lay[k].walk(p, func(j uint64, x model.Position) bool {
-		if b.val[j] != v || atomic.LoadUint32(&b.state[j/4])>>(8*(j%4))&stateDecided == 0 {
-			return true
+	val := b.val
+	// rep has v in every byte, to skip eight entries at a time when none
+	// of them holds v.
+	rep := uint64(v) * 0x0101010101010101
+	for j := uint64(0); j < uint64(len(val)); j++ {
+		if j%8 == 0 && j+8 <= uint64(len(val)) {
+			if y := binary.LittleEndian.Uint64(val[j:]) ^ rep; (y-0x0101010101010101)&^y&0x8080808080808080 == 0 {
+				j += 7
+				continue
+			}
 		}
+		if val[j] != v || atomic.LoadUint32(&b.state[j/4])>>(8*(j%4))&stateDecided == 0 {
+			continue
+		}
+		x := s.lay[k].at(p, j)
 		f := turn(x)
 		for _, st := range f.parentSteps(buf[:0]) {
 			q := f.parentPosition(st.to, st.from)
@@ -426,15 +437,13 @@ func (s *partSolver) expandPart(k, p, d int) error {
 				}
 			}
 			if pb == nil {
-				ferr = fmt.Errorf("geister: parent of %v in part %d, not among the parts %v of part %d (bug)", x, qp, pps, p)
-				return false
+				return fmt.Errorf("geister: parent of %v in part %d, not among the parts %v of part %d (bug)", x, qp, pps, p)
 			}
 			if visitParent(&pb.state[qj/4], 8*(qj%4), won) {
 				s.marked[pk][qp].Store(true)
 			}
 			pb.dirty.Store(true)
 		}
-		return true
-	})
-	return ferr
+	}
+	return nil
 }
