@@ -11,8 +11,8 @@ import (
 // material up to 6 pieces against the obsblk index: NumParts parts of its
 // size make exactly the material's entries (the reference's entry count),
 // and every part's walk gives distinct canonical positions that map back
-// to the same part and entry, and that at finds by entry (every part at total 4, a sample of the
-// parts above).
+// to the same part and entry and that at finds by entry (every part at
+// total 4, a sample of the parts above).
 func TestPartIndex(t *testing.T) {
 	for _, m := range model.Materials() {
 		if m.Total() > 6 || !Partitionable(m) {
