@@ -439,10 +439,13 @@ func (s *partSolver) expandPart(k, p, d int) error {
 			if pb == nil {
 				return fmt.Errorf("geister: parent of %v in part %d, not among the parts %v of part %d (bug)", x, qp, pps, p)
 			}
-			if visitParent(&pb.state[qj/4], 8*(qj%4), won) {
+			changed, marked := visitParent(&pb.state[qj/4], 8*(qj%4), won)
+			if marked {
 				s.marked[pk][qp].Store(true)
 			}
-			pb.dirty.Store(true)
+			if changed && !pb.dirty.Load() {
+				pb.dirty.Store(true)
+			}
 		}
 	}
 	return nil

@@ -598,28 +598,29 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 // entry of the layer's previous value, a win for that entry's side to move
 // when won: the parent's counter drops, and it is marked, lost, when no
 // child is left that is not a win. After a loss the parent is marked, won.
-// It reports whether it marked the parent.
-func visitParent(word *uint32, shift uint64, won bool) bool {
+// It reports whether it changed the state and whether it marked the
+// parent.
+func visitParent(word *uint32, shift uint64, won bool) (changed, marked bool) {
 	// Only counters and marks change in this phase, so the decided flag
 	// and noLoss seen here stay true while the entry is handled.
 	st := atomic.LoadUint32(word) >> shift & 0xff
 	if st&stateDecided != 0 {
-		return false
+		return false, false
 	}
 	if !won {
 		atomic.OrUint32(word, stateMarked<<shift)
-		return true
+		return true, true
 	}
 	if st&stateCount == noLoss {
-		return false
+		return false, false
 	}
 	if atomic.AddUint32(word, ^(uint32(1)<<shift-1))>>shift&stateCount == 0 {
 		// Every child is a win. Only this caller saw the counter reach 0,
 		// so the entry is marked once.
 		atomic.OrUint32(word, stateMarked<<shift)
-		return true
+		return true, true
 	}
-	return false
+	return true, false
 }
 
 // symmetricObservation reports whether p's board with the opponent colours
