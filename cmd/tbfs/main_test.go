@@ -25,6 +25,16 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary the tests built, so runs leave nothing in
+// the temporary directory.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // binary builds tbfs once per test run.
 func binary(t *testing.T) string {
 	t.Helper()

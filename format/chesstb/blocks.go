@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -22,7 +23,7 @@ type tableFile struct {
 	obj   source.Object
 	cfg   *indexConfig
 	hdr   *header
-	cache *blockCache
+	cache *blockcache.Cache
 	// sums is the table's integrity manifest, nil when it has none.
 	sums *manifest
 	// gate holds the table's answers until its checksum is confirmed;
@@ -46,8 +47,6 @@ func (t *tableFile) checkChanged(err error) {
 		t.forget()
 	}
 }
-
-var nextFileID atomic.Uint64
 
 // fileErr wraps err with the file name and block number (-1: none).
 func (t *tableFile) fileErr(block int64, err error) error {
@@ -91,11 +90,11 @@ func (f *frame) skipBlock(b uint64) bool {
 
 // block returns decoded block b of frame c, through the shared cache.
 func (t *tableFile) block(ctx context.Context, c int, b uint64, decode func([]byte, uint64) ([]byte, error)) ([]byte, error) {
-	key := blockKey{file: t.id, frame: uint8(c), block: b}
-	if v, ok := t.cache.peek(key); ok {
+	key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
+	if v, ok := t.cache.Peek(key); ok {
 		return v.([]byte), nil
 	}
-	data, err := t.cache.get(ctx, key, func() ([]byte, error) {
+	data, err := t.cache.Get(ctx, key, func() ([]byte, error) {
 		comp, err := t.readCompressed(ctx, c, b)
 		if err != nil {
 			return nil, err
@@ -131,12 +130,12 @@ const (
 // cache drops it meanwhile. The zero value is empty; a nil memo remembers
 // nothing.
 type blockMemo struct {
-	keys [8]blockKey
+	keys [8]blockcache.Key
 	data [8][]byte
 	next int
 }
 
-func (m *blockMemo) get(key blockKey) ([]byte, bool) {
+func (m *blockMemo) get(key blockcache.Key) ([]byte, bool) {
 	if m == nil {
 		return nil, false
 	}
@@ -148,7 +147,7 @@ func (m *blockMemo) get(key blockKey) ([]byte, bool) {
 	return nil, false
 }
 
-func (m *blockMemo) put(key blockKey, data []byte) {
+func (m *blockMemo) put(key blockcache.Key, data []byte) {
 	if m == nil {
 		return
 	}
@@ -173,7 +172,7 @@ func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64, memo *blockM
 	if b >= f.blockCnt {
 		return 0, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
 	}
-	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
 	// The memo holds only blocks that were decoded, so a hit needs no
 	// check for an empty block.
 	data, ok := memo.get(key)
@@ -288,7 +287,7 @@ func decodedLZMABlock(data []byte) *lzmaBlock {
 }
 
 // markEvicted records that the cache no longer holds the block.
-func (lb *lzmaBlock) markEvicted() { lb.evicted.Store(true) }
+func (lb *lzmaBlock) MarkEvicted() { lb.evicted.Store(true) }
 
 // newLZMABlock prepares block of size bytes decoded by z.
 func newLZMABlock(z *lzma.Decoder, size int) *lzmaBlock {
@@ -381,13 +380,13 @@ func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64, size int) 
 // rankBlock returns block b of distance frame c decoded at least through
 // byte need, through the shared cache.
 func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([]byte, error) {
-	key := blockKey{file: t.id, frame: uint8(c), block: b}
-	if v, ok := t.cache.peek(key); ok {
+	key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
+	if v, ok := t.cache.Peek(key); ok {
 		if data, err := v.(*lzmaBlock).upTo(need); err == nil {
 			return data, nil
 		}
 	}
-	v, err := t.cache.getValue(ctx, key, func() (any, int64, error) {
+	v, err := t.cache.GetValue(ctx, key, func() (any, int64, error) {
 		lb, err := t.openLZMABlock(ctx, c, b, int(t.hdr.frames[c].blockBytes(b)))
 		if err != nil {
 			return nil, 0, err
@@ -395,7 +394,7 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		if _, err := lb.upTo(need); err != nil {
 			return nil, 0, err
 		}
-		lb.onGrow = func(delta int64) { t.cache.resize(key, lb, delta) }
+		lb.onGrow = func(delta int64) { t.cache.Resize(key, lb, delta) }
 		return lb, lb.memSize(), nil
 	})
 	if err == nil {

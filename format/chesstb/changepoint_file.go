@@ -3,6 +3,7 @@ package chesstb
 import (
 	"context"
 	"errors"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"sync"
 	"sync/atomic"
 
@@ -36,7 +37,7 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *pac
 	if b >= f.blockCnt {
 		return rec, false, t.fileErr(-1, corruptf("cell %d beyond the last block", idx))
 	}
-	key := blockKey{file: t.id, frame: uint8(c), block: b}
+	key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
 	if pb := memo.get(key); pb != nil && !pb.evicted.Load() {
 		return t.packLookup(pb, f, b, idx)
 	}
@@ -53,9 +54,9 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *pac
 		Positions:  int(positions),
 		Ranks:      len(f.ranks),
 	}
-	v, ok := t.cache.peek(key)
+	v, ok := t.cache.Peek(key)
 	if !ok {
-		v, err = t.cache.getValue(ctx, key, func() (any, int64, error) {
+		v, err = t.cache.GetValue(ctx, key, func() (any, int64, error) {
 			usize := f.usizes.get(b)
 			if usize < 24 || usize > maxBlockBytes {
 				return nil, 0, corruptf("decoded size %d", usize)
@@ -69,7 +70,7 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *pac
 				return nil, 0, err
 			}
 			pb := &packBlock{lzmaBlock: lb, part: pa}
-			pb.onGrow = func(delta int64) { t.cache.resize(key, pb, delta) }
+			pb.onGrow = func(delta int64) { t.cache.Resize(key, pb, delta) }
 			// The budget counts the coder with its compressed bytes, then
 			// the payload buffer and the lookup index as they grow.
 			pb.indexBytes = int64(pa.Bytes())
@@ -108,12 +109,12 @@ func (t *tableFile) packLookup(pb *packBlock, f *frame, b, idx uint64) (rec chan
 // back through the cache, which decodes the block afresh and counts it.
 // The zero value is empty; a nil memo remembers nothing.
 type packMemo struct {
-	keys   [4]blockKey
+	keys   [4]blockcache.Key
 	blocks [4]*packBlock
 	next   int
 }
 
-func (m *packMemo) get(key blockKey) *packBlock {
+func (m *packMemo) get(key blockcache.Key) *packBlock {
 	if m == nil {
 		return nil
 	}
@@ -125,7 +126,7 @@ func (m *packMemo) get(key blockKey) *packBlock {
 	return nil
 }
 
-func (m *packMemo) put(key blockKey, pb *packBlock) {
+func (m *packMemo) put(key blockcache.Key, pb *packBlock) {
 	if m == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"io"
 	"os"
 	"path/filepath"
@@ -141,7 +142,7 @@ func FuzzParseHeader(f *testing.F) {
 			return
 		}
 		checkParsedLayout(t, h, obj.Size())
-		tf := &tableFile{id: 1, kind: k, name: "fuzz", obj: obj, cfg: cfg, hdr: h, cache: newBlockCache(8 << 20)}
+		tf := &tableFile{id: 1, kind: k, name: "fuzz", obj: obj, cfg: cfg, hdr: h, cache: blockcache.New(8 << 20)}
 		for c := range 2 {
 			fr := &h.frames[c]
 			if !fr.stored() || k.layered() || fr.blockSize > 1<<16 {

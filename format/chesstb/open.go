@@ -2,6 +2,7 @@ package chesstb
 
 import (
 	"context"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"sync"
 
 	"github.com/tbfs/tbfs/chess"
@@ -144,7 +145,7 @@ type blockRange struct {
 // fetched. Failures are ignored: the probe's own reads meet them.
 func (tb *Tablebase) prefetchCells(ctx context.Context, n *node, kinds []Kind) {
 	var want []blockRange
-	seen := map[blockKey]bool{}
+	seen := map[blockcache.Key]bool{}
 	// cell adds the block of nd's kind-k cell and reports whether nd's
 	// frame is rebuilt instead.
 	cell := func(k Kind, nd *node) (derive bool) {
@@ -171,11 +172,11 @@ func (tb *Tablebase) prefetchCells(ctx context.Context, n *node, kinds []Kind) {
 			return false
 		}
 		b := t.cellBlock(c, idx)
-		key := blockKey{file: t.id, frame: uint8(c), block: b}
+		key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
 		if b >= f.blockCnt || f.skipBlock(b) || seen[key] {
 			return false
 		}
-		if _, ok := t.cache.peek(key); ok {
+		if _, ok := t.cache.Peek(key); ok {
 			return false
 		}
 		lo, hi := f.offsets.get(b), f.offsets.get(b+1)

@@ -3,6 +3,7 @@ package chesstb
 import (
 	"context"
 	"errors"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"os"
 	"path/filepath"
 	"strings"
@@ -462,12 +463,12 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 	if _, _, err := tf.packRecord(ctx, c, 0, &memo); err != nil {
 		t.Fatal(err)
 	}
-	key := blockKey{file: tf.id, frame: uint8(c), block: 0}
+	key := blockcache.Key{File: tf.id, Frame: uint8(c), Block: 0}
 	first := memo.get(key)
 	if first == nil {
 		t.Fatal("the memo did not keep the block it read")
 	}
-	tb.cache.dropFile(tf.id)
+	tb.cache.DropFile(tf.id)
 	if !first.evicted.Load() {
 		t.Fatal("dropping the file's blocks did not mark the block evicted")
 	}
@@ -479,10 +480,8 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 	if _, _, err := tf.packRecord(ctx, c, last, &memo); err != nil {
 		t.Fatal(err)
 	}
-	tb.cache.mu.Lock()
-	e, cached := tb.cache.items[key]
-	tb.cache.mu.Unlock()
-	if !cached || e.val == any(first) {
+	cached, ok := tb.cache.Peek(key)
+	if !ok || cached == any(first) {
 		t.Fatalf("the read after the drop did not go through the cache (cached %v)", cached)
 	}
 	if done := first.done.Load(); done >= int64(first.size) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,10 @@ type Options struct {
 	// BlockCacheBytes bounds the decoded blocks held across every open
 	// table. Zero means DefaultBlockCacheBytes.
 	BlockCacheBytes int64
+	// BlockCache, when set, is a cache shared with other readers (a Syzygy
+	// reader, say), so one budget bounds them all; BlockCacheBytes is then
+	// ignored.
+	BlockCache *blockcache.Cache
 	// SkipChecksums gives answers from a table without an integrity
 	// manifest before its stored checksum is confirmed, as the reference
 	// prober does. By default such a table's whole-file XXH64 is checked
@@ -60,7 +65,7 @@ const DefaultMissingTTL = 5 * time.Minute
 // is safe for concurrent use.
 type Tablebase struct {
 	srcs  []source.Source
-	cache *blockCache
+	cache *blockcache.Cache
 	opts  Options
 	bg    *background // checksums running on their own
 
@@ -126,7 +131,7 @@ func (tb *Tablebase) forget(key tableKey, f *tableFile) {
 	}
 	s.mu.Unlock()
 	if dropped {
-		tb.cache.dropFile(f.id)
+		tb.cache.DropFile(f.id)
 		f.obj.Close()
 	}
 }
@@ -140,6 +145,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 	if len(srcs) == 0 {
 		return nil, errors.New("chesstb: Open needs at least one source")
 	}
+	cache := opts.BlockCache
 	budget := opts.BlockCacheBytes
 	if budget == 0 {
 		budget = DefaultBlockCacheBytes
@@ -147,10 +153,13 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 	if budget < 0 {
 		return nil, fmt.Errorf("chesstb: negative BlockCacheBytes %d", budget)
 	}
+	if cache == nil {
+		cache = blockcache.New(budget)
+	}
 	return &Tablebase{
 		srcs:   append([]source.Source(nil), srcs...),
 		opts:   opts,
-		cache:  newBlockCache(budget),
+		cache:  cache,
 		bg:     newBackground(),
 		tables: make(map[tableKey]*tableSlot),
 	}, nil
@@ -173,7 +182,7 @@ func (tb *Tablebase) Close() error {
 	defer tb.mu.Unlock()
 	for _, s := range tb.tables {
 		if r := s.done.Load(); r != nil && r.file != nil {
-			tb.cache.dropFile(r.file.id)
+			tb.cache.DropFile(r.file.id)
 			if err := r.file.obj.Close(); err != nil {
 				errs = append(errs, err)
 			}
@@ -197,7 +206,7 @@ func (tb *Tablebase) enter() (func(), error) {
 
 // CacheStats reports the decoded-block bytes held now and the most ever
 // held; neither exceeds the budget.
-func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.stats() }
+func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.Stats() }
 
 // table returns the open kind-k table of the canonical material m, or an
 // error matching ErrNoTable when no source has it.
@@ -286,6 +295,6 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 	if err != nil {
 		return nil, &FileError{File: name, Block: -1, Err: err}
 	}
-	return &tableFile{id: nextFileID.Add(1), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache,
+	return &tableFile{id: blockcache.NewFileID(), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache,
 		decoded: tb.opts.DecodedBlocks}, nil
 }
