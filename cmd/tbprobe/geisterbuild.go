@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,8 +24,12 @@ seekable-zstd ".bin.zst" (8 KiB frames) for every material up to N pieces,
 or for the given material ids and what they capture into, in dependency
 order. A "<file>.sha256" sidecar records both files; materials whose files
 match it are skipped, so an interrupted build is resumed by running the same
-command again. --mem refuses to start when the estimated peak memory is
-larger (SIZE like 512M, 4G; default no limit).
+command again. The estimated peak memory is printed before the build and
+the measured peak (resident set) after it. --mem (SIZE like 512M, 4G;
+default no limit) bounds the build: a pair of materials with one red a side
+whose in-memory solve needs more is built in 630 parts per material, those
+that do not fit spilled to files in --out, and repacked into the table's
+order; the build refuses to start when another pair needs more.
 
 Exit status: 0 every table built or found complete, 1 the build failed or
 was interrupted, 2 usage error or a memory estimate over --mem.`
@@ -52,7 +57,7 @@ func newGeisterBuildCmd() *cobra.Command {
 	fs.IntVar(&o.upto, "upto-total", 0, "build every material with at most this many pieces (4..16)")
 	fs.StringVar(&o.ids, "material", "", "build these material ids (comma-separated) and their dependencies")
 	fs.StringVar(&o.out, "out", "", "output directory")
-	fs.Var(&o.mem, "mem", "refuse to start when the estimated peak memory exceeds this (e.g. 512M, 4G; default no limit)")
+	fs.Var(&o.mem, "mem", "memory bound: build pairs with one red a side in parts on disk beyond it, refuse others (e.g. 512M, 4G; default no limit)")
 	fs.BoolVar(&o.check, "check", true, "check every entry against its children before writing")
 	fs.IntVar(&o.workers, "workers", 0, "goroutines (0: one per CPU)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
@@ -123,6 +128,9 @@ func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string
 		return 1
 	}
 	fmt.Fprintf(stdout, "built %d materials in %s into %s\n", len(plan), time.Since(start).Round(time.Millisecond), o.out)
+	if peak := selfPeakRSS(); peak > 0 {
+		fmt.Fprintf(stderr, "tbprobe geister build: peak memory %s (estimated %s)\n", cli.FormatSize(peak), cli.FormatSize(need))
+	}
 	return 0
 }
 
@@ -182,4 +190,15 @@ func (b *buildProgress) close(ok bool) {
 		b.step = nil
 	}
 	b.finish()
+}
+
+// selfPeakRSS returns the largest resident set of this process so far, in
+// bytes, or 0 when the system does not say.
+func selfPeakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	// Linux reports kilobytes.
+	return int64(ru.Maxrss) * 1024
 }

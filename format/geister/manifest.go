@@ -209,19 +209,42 @@ func (tb *Tablebase) Manifest(ctx context.Context, m Material) ([]byte, error) {
 // bytes are values, for a builder that has just written them (and so has
 // nothing to verify them against).
 func ManifestOf(m Material, values []byte) ([]byte, error) {
-	if !m.Valid() {
-		return nil, fmt.Errorf("%w: %v", ErrNoMaterial, m)
-	}
-	if uint64(len(values)) != m.Entries() {
+	if uint64(len(values)) != m.Entries() && m.Valid() {
 		return nil, fmt.Errorf("geister: %d bytes for %v, whose table has %d entries", len(values), m, m.Entries())
+	}
+	mf, _, err := ManifestFrom(m, bytes.NewReader(values))
+	return mf, err
+}
+
+// ManifestFrom is ManifestOf for a table read from r, which must hold
+// exactly the material's entries; it also returns the table's sha256.
+func ManifestFrom(m Material, r io.Reader) ([]byte, [sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	if !m.Valid() {
+		return nil, sum, fmt.Errorf("%w: %v", ErrNoMaterial, m)
 	}
 	mf := newFrameManifest(m)
 	h := sha256.New()
-	for lo := 0; lo < len(values); lo += manifestChunk {
-		mf.add(h, values[lo:min(lo+manifestChunk, len(values))])
+	chunk := make([]byte, manifestChunk)
+	var n uint64
+	for {
+		c, err := io.ReadFull(r, chunk)
+		if c > 0 {
+			mf.add(h, chunk[:c])
+			n += uint64(c)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, sum, err
+		}
+	}
+	if n != m.Entries() {
+		return nil, sum, fmt.Errorf("geister: %d bytes for %v, whose table has %d entries", n, m, m.Entries())
 	}
 	h.Sum(mf.rawSum[:0])
-	return mf.encode(), nil
+	return mf.encode(), mf.rawSum, nil
 }
 
 func newFrameManifest(m Material) *frameManifest {

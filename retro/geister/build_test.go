@@ -281,4 +281,27 @@ func TestPlanAndMemory(t *testing.T) {
 	if !errors.Is(err, ErrMemory) {
 		t.Errorf("1 MiB limit: %v, want ErrMemory", err)
 	}
+	// The seed's requirement: every material up to 8 pieces builds on a
+	// 128 GB machine.
+	if need, err := EstimateMemory(BuildOptions{UptoTotal: 8}); err != nil || need > 128<<30 {
+		t.Errorf("up to 8 pieces: estimate %d bytes, %v; the requirement is at most 128 GiB", need, err)
+	}
+	// A limit below a pair's in-memory need (75.8 MiB for either total-5
+	// pair) switches a pair with one red a side to parts, which fit in 74
+	// MiB, and refuses a pair with more reds.
+	twoReds := []model.Material{mat(1)} // pb1pr1ob1or2: two opponent reds
+	oneRed := []model.Material{mat(2)}  // pb1pr1ob2or1
+	for _, tc := range []struct {
+		mats []model.Material
+		ok   bool
+	}{{oneRed, true}, {twoReds, false}} {
+		opts := BuildOptions{Materials: tc.mats, MemLimit: 74 << 20, Workers: 2}
+		need, err := EstimateMemory(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := need <= opts.MemLimit; got != tc.ok {
+			t.Errorf("%v under 74 MiB: estimate %d, fits %v, want %v", tc.mats, need, got, tc.ok)
+		}
+	}
 }

@@ -15,6 +15,25 @@
 // ("<name>.tbsum", format/geister's ManifestOf), so readers check the
 // tables chunk by chunk as they read them instead of hashing them whole.
 //
+// Memory: a solve keeps two bytes per entry of the pair (the value, or
+// while undecided an auxiliary value, and a state byte with the decided
+// flag, the layer's mark and the move counter), as the reference's two
+// value arrays do, outside the Go heap so that it is returned when the pair
+// ends. Build holds only the tables the pair captures into, read from disk,
+// compresses each table from its raw file once the values are dropped, and
+// bounds the heap of each phase, so the peak is the largest pair's state
+// plus its captured-into tables (EstimateMemory).
+//
+// A pair with one red a side can also be solved in parts (SolveParts): 630
+// parts per material, by the squares of the two reds (the side to move's
+// on the left half, which folds the mirror), of which only those a part's
+// retrograde pass reaches are needed in memory at a time; the others wait
+// in spill files. The parts are then repacked into obsblk order. Build does
+// this for such a pair when BuildOptions.MemLimit is below its in-memory
+// need. With two or more reds a side the reds can stand symmetrically and
+// the blues would have to break the mirror tie, which the part layout does
+// not do, so those pairs are built in memory.
+//
 // The values follow FORMAT.md §2 of the reference folder: odd v wins in v
 // plies, even v loses in v plies, 0 is no result within the 210-ply horizon.
 // Solve assigns them layer by layer in increasing distance, so that every

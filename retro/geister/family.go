@@ -51,18 +51,27 @@ func (f *family) child(rk *model.Ranker, mv model.Move, red bool) uint64 {
 // of the parent's side to move on square to came from square from (empty
 // in x), with its index and whether the index stands for its mirror image.
 func (f *family) parent(rk *model.Ranker, to, from model.Square) (q model.Position, idx uint64, mirrored bool) {
-	flip := uint64(1)<<to | uint64(1)<<from
-	q = model.Position{OwnBlue: f.ownBlue, OwnRed: f.ownRed, OppBlue: f.opp &^ f.oppRed, OppRed: f.oppRed}
+	q = f.parentPosition(to, from)
 	a, b := f.a, f.b
 	if f.ownBlue&(1<<to) != 0 {
-		q.OwnBlue ^= flip
 		a = a.Toggle(to).Toggle(from)
 	} else {
-		q.OwnRed ^= flip
 		b = b.Toggle(to).Toggle(from)
 	}
 	idx, mirrored = rk.RankHalves(f.m, a, b, f.u, f.opp, f.oppRed)
 	return q, idx, mirrored
+}
+
+// parentPosition is the position of parent without its index.
+func (f *family) parentPosition(to, from model.Square) model.Position {
+	flip := uint64(1)<<to | uint64(1)<<from
+	q := model.Position{OwnBlue: f.ownBlue, OwnRed: f.ownRed, OppBlue: f.opp &^ f.oppRed, OppRed: f.oppRed}
+	if f.ownBlue&(1<<to) != 0 {
+		q.OwnBlue ^= flip
+	} else {
+		q.OwnRed ^= flip
+	}
+	return q
 }
 
 // step is a move of a piece from one square to another.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -107,24 +106,22 @@ type Options struct {
 // multiple of 64 so that no two workers share a word of a bitmap.
 const chunk = 1 << 14
 
-// solver holds the working state of one pair of materials: per entry the
-// value, a counter and an auxiliary byte, and one bit for the layer's
-// marks, so 3 bytes and a bit in all.
+// solver holds the working state of one pair of materials in two bytes
+// per entry, which is what the reference builder's two value arrays cost.
 type solver struct {
 	mats [2]model.Material
 	n    int // 1 when the material is its own twin, else 2
-	val  [2][]byte
-	// cnt packs one byte per entry, four to a word so that it can be
-	// decremented atomically: the number of moves without a capture whose
-	// child is not yet known to be a win, plus noLoss when a capture
-	// already shows the entry cannot be lost (so it never reaches 0).
-	cnt [2][]uint32
-	// aux holds, for an entry with a capture into a lost position, one
-	// more than the shortest such loss: the distance at which it is a win
-	// unless a quicker win turns up first. For an entry that can still be
-	// lost it holds the longest win among its capture children.
-	aux     [2][]byte
-	cand    [2][]uint64 // entries won in the layer being decided
+	// val holds, for a decided entry, its value. For an undecided entry
+	// it holds the auxiliary value: for an entry with a capture into a
+	// lost position, one more than the shortest such loss (the distance at
+	// which it is a win unless a quicker win turns up first); for an entry
+	// that can still be lost, the longest win among its capture children.
+	// Undecided entries are set to 0 when the solve ends, so val becomes
+	// the table.
+	val [2][]byte
+	// state packs one byte per entry (see the state* constants), four to
+	// a word so that it can be updated atomically.
+	state   [2][]uint32
 	tabs    *Tables
 	workers int
 	rankers []model.Ranker // one per worker
@@ -139,8 +136,20 @@ type solver struct {
 	lastReport time.Time
 }
 
-// noLoss is added to the counter of an entry that cannot be lost.
-const noLoss = 128
+// An entry's state byte: the decided flag, the mark of the layer being
+// decided, and in the low six bits the number of moves without a capture
+// whose child is not yet known to be a win (at most 32), or noLoss when a
+// capture already shows the entry cannot be lost, so its count is never
+// needed.
+const (
+	stateDecided = 0x80
+	stateMarked  = 0x40
+	stateCount   = 0x3f
+	noLoss       = 0x3f
+)
+
+// Bytes of working memory per entry: the value byte and the state byte.
+const solveBytesPerEntry = 2
 
 // Solve computes the tables of m and of its colour-swapped twin and stores
 // both in tabs, which must already hold every table of Dependencies(m). The
@@ -164,12 +173,21 @@ func Solve(ctx context.Context, tabs *Tables, m model.Material, opts Options) er
 	for k := 0; k < s.n; k++ {
 		e := s.mats[k].Entries()
 		s.val[k] = make([]byte, e)
-		s.aux[k] = make([]byte, e)
-		s.cnt[k] = make([]uint32, (e+3)/4)
-		s.cand[k] = make([]uint64, (e+63)/64)
+		// The state is not part of the result: it lives outside the
+		// garbage-collected heap and is returned to the system as soon as
+		// the solve ends, so the next pair does not wait for a collection.
+		words, free, err := allocWords((e + 3) / 4)
+		if err != nil {
+			return err
+		}
+		defer free()
+		s.state[k] = words
 	}
 	if err := s.run(ctx); err != nil {
 		return err
+	}
+	for k := 0; k < s.n; k++ {
+		s.finish(k)
 	}
 	for k := 0; k < s.n; k++ {
 		if err := tabs.Set(s.mats[k], s.val[k]); err != nil {
@@ -348,12 +366,10 @@ func (s *solver) run(ctx context.Context) error {
 	var scanned atomic.Uint64
 	for k := 0; k < s.n; k++ {
 		m := s.mats[k]
-		val, aux, cnt := s.val[k], s.aux[k], s.cnt[k]
+		val, state := s.val[k], s.state[k]
 		err := s.parallel(ctx, uint64(len(val)), func(w int, lo, hi uint64) error {
 			rk := &s.rankers[w]
 			cur := newCursor(rk, m)
-			var mv [32]model.Move
-			var caps [32]uint8
 			hiVal, hiCap := 0, 0
 			decided := uint64(0)
 			for i := lo; i < hi; i++ {
@@ -361,63 +377,19 @@ func (s *solver) run(ctx context.Context) error {
 				if err != nil {
 					return err
 				}
-				if tv, ok := p.Terminal(); ok {
-					val[i] = tv
-					hiVal = max(hiVal, int(tv))
-					decided++
-					continue
-				}
-				moves := p.Moves(mv[:0])
-				same, nc, minLoss, maxWin, draw, lastBlue := 0, 0, 0, 0, false, false
-				for _, mo := range moves {
-					if mo.Capture == model.Empty {
-						same++
-						continue
-					}
-					if p.CapturesLastBlue(mo) {
-						lastBlue = true
-						break
-					}
-					t, err := s.captureValue(rk, p.Play(mo))
-					if err != nil {
-						return err
-					}
-					caps[nc] = t
-					nc++
-					switch {
-					case t == 0:
-						draw = true
-					case t%2 == 0:
-						if minLoss == 0 || int(t) < minLoss {
-							minLoss = int(t)
-						}
-					default:
-						maxWin = max(maxWin, int(t))
-					}
-				}
-				c := same
-				switch {
-				case lastBlue:
-					val[i] = 1
-				case same == 0:
-					val[i] = model.Backup(caps[:nc], false)
-				case minLoss > 0:
-					c += noLoss
-					if minLoss+1 <= model.Horizon {
-						aux[i] = uint8(minLoss + 1)
-						hiCap = max(hiCap, minLoss+1)
-					}
-				case draw:
-					c += noLoss
-				default:
-					aux[i] = uint8(maxWin)
+				v, st, err := s.initEntry(rk, p)
+				if err != nil {
+					return err
 				}
 				// Chunks are multiples of 4 entries, so no other worker
-				// touches this word now.
-				cnt[i/4] |= uint32(c) << (8 * (i % 4))
-				if val[i] != 0 {
-					hiVal = max(hiVal, int(val[i]))
+				// touches this entry's state word now.
+				val[i] = v
+				state[i/4] |= st << (8 * (i % 4))
+				if st == stateDecided {
+					hiVal = max(hiVal, int(v))
 					decided++
+				} else if st == noLoss && v%2 == 1 {
+					hiCap = max(hiCap, int(v))
 				}
 			}
 			assigned.see(hiVal)
@@ -434,7 +406,7 @@ func (s *solver) run(ctx context.Context) error {
 
 	// Layers: every entry of value d is decided in layer d (or earlier,
 	// when its value is already certain), from the entries of value d-1
-	// and from aux.
+	// and from the auxiliary values.
 	for d := 2; d <= model.Horizon; d++ {
 		if d-1 > assigned.get() && d > pending.get() {
 			break
@@ -442,9 +414,9 @@ func (s *solver) run(ctx context.Context) error {
 		before := s.decided.Load()
 		// Phase 1: the parents of the entries of value d-1. After a loss
 		// they are won in d plies; after a win their counters drop, and a
-		// parent whose every child is now a known win is lost, its value
-		// put in aux. Either way the parent is marked, and written only in
-		// phase 2, after every read.
+		// parent whose every child is now a known win is lost. Either way
+		// the parent is marked, and its value written only in phase 2,
+		// after every read.
 		for k := 0; k < s.n; k++ {
 			err := s.parallel(ctx, uint64(len(s.val[k])), func(w int, lo, hi uint64) error {
 				return s.expand(&s.rankers[w], k, lo, hi, d)
@@ -472,41 +444,78 @@ func (s *solver) run(ctx context.Context) error {
 	return nil
 }
 
+// initEntry returns the first value byte and state of position p: what
+// the rules and the captures alone decide, and the counter of its moves
+// without a capture. An undecided entry's value byte is its auxiliary
+// value; with noLoss, an odd one is the distance at which a capture into a
+// loss wins.
+func (s *solver) initEntry(rk *model.Ranker, p model.Position) (uint8, uint32, error) {
+	if tv, ok := p.Terminal(); ok {
+		return tv, stateDecided, nil
+	}
+	var mv [32]model.Move
+	var caps [32]uint8
+	moves := p.Moves(mv[:0])
+	same, nc, minLoss, maxWin, draw := 0, 0, 0, 0, false
+	for _, mo := range moves {
+		if mo.Capture == model.Empty {
+			same++
+			continue
+		}
+		if p.CapturesLastBlue(mo) {
+			return 1, stateDecided, nil
+		}
+		t, err := s.captureValue(rk, p.Play(mo))
+		if err != nil {
+			return 0, 0, err
+		}
+		caps[nc] = t
+		nc++
+		switch {
+		case t == 0:
+			draw = true
+		case t%2 == 0:
+			if minLoss == 0 || int(t) < minLoss {
+				minLoss = int(t)
+			}
+		default:
+			maxWin = max(maxWin, int(t))
+		}
+	}
+	switch {
+	case same == 0:
+		// Nothing moves into this entry's twin without a capture, so no
+		// counter of it is ever needed.
+		if v := model.Backup(caps[:nc], false); v != 0 {
+			return v, stateDecided, nil
+		}
+		return 0, noLoss, nil
+	case minLoss > 0:
+		if minLoss+1 <= model.Horizon {
+			return uint8(minLoss + 1), noLoss, nil
+		}
+		return 0, noLoss, nil
+	case draw:
+		return 0, noLoss, nil
+	}
+	return uint8(maxWin), uint32(same), nil
+}
+
 // expand handles the entries of slot k in [lo, hi) whose value is d-1: it
 // visits every parent move into them, in the orientation the parent's entry
 // stores, so that each move of an entry's own move list (computed from
 // Unrank) is visited exactly once, as its counter expects.
 func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 	v := uint8(d - 1)
-	val := s.val[k]
+	val, state := s.val[k], s.state[k]
 	pk := s.other(k)
-	pval, cand, cnt, aux := s.val[pk], s.cand[pk], s.cnt[pk], s.aux[pk]
+	pstate := s.state[pk]
 	won := v%2 == 1
 	// Only mirror-fixed materials have observations that are their own
 	// mirror image.
 	fixed := [2]bool{s.mats[0].MirrorFixed(), s.mats[1].MirrorFixed()}
 	var buf [64]step
-	visit := func(idx uint64) {
-		if pval[idx] != 0 {
-			return
-		}
-		if !won {
-			atomic.OrUint64(&cand[idx>>6], 1<<(idx&63))
-			return
-		}
-		shift := 8 * (idx % 4)
-		left := atomic.AddUint32(&cnt[idx/4], ^(uint32(1)<<shift-1)) >> shift & 0xff
-		if left == 0 {
-			// Every child is a win: the longest is this one (d-1) or a
-			// capture's (aux).
-			// Only this worker saw the counter reach 0, so only it
-			// touches aux[idx] in this phase.
-			if lv := max(d-1, int(aux[idx])) + 1; lv <= model.Horizon {
-				aux[idx] = uint8(lv)
-				atomic.OrUint64(&cand[idx>>6], 1<<(idx&63))
-			}
-		}
-	}
+	visit := func(idx uint64) { visitParent(&pstate[idx/4], 8*(idx%4), won) }
 	// Parent indices are gathered and visited in batches. Every visit
 	// ends in an atomic update, which on amd64 waits for all earlier
 	// memory accesses, so visited one by one each parent would cost a
@@ -517,12 +526,7 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 	var touched uint32
 	flush := func() {
 		for _, idx := range batch[:nb] {
-			touched += uint32(pval[idx])
-			if won {
-				touched += atomic.LoadUint32(&cnt[idx/4])
-			} else {
-				touched += uint32(atomic.LoadUint64(&cand[idx>>6]))
-			}
+			touched += atomic.LoadUint32(&pstate[idx/4])
 		}
 		for _, idx := range batch[:nb] {
 			visit(idx)
@@ -551,7 +555,7 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 				continue
 			}
 		}
-		if val[i] != v {
+		if val[i] != v || atomic.LoadUint32(&state[i/4])>>(8*(i%4))&stateDecided == 0 {
 			continue
 		}
 		x, err := cur.at(i)
@@ -590,6 +594,35 @@ func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
 	return nil
 }
 
+// visitParent updates the state byte at shift in word of a parent of an
+// entry of the layer's previous value, a win for that entry's side to move
+// when won: the parent's counter drops, and it is marked, lost, when no
+// child is left that is not a win. After a loss the parent is marked, won.
+// It reports whether it changed the state and whether it marked the
+// parent.
+func visitParent(word *uint32, shift uint64, won bool) (changed, marked bool) {
+	// Only counters and marks change in this phase, so the decided flag
+	// and noLoss seen here stay true while the entry is handled.
+	st := atomic.LoadUint32(word) >> shift & 0xff
+	if st&stateDecided != 0 {
+		return false, false
+	}
+	if !won {
+		atomic.OrUint32(word, stateMarked<<shift)
+		return true, true
+	}
+	if st&stateCount == noLoss {
+		return false, false
+	}
+	if atomic.AddUint32(word, ^(uint32(1)<<shift-1))>>shift&stateCount == 0 {
+		// Every child is a win. Only this caller saw the counter reach 0,
+		// so the entry is marked once.
+		atomic.OrUint32(word, stateMarked<<shift)
+		return true, true
+	}
+	return true, false
+}
+
 // symmetricObservation reports whether p's board with the opponent colours
 // hidden is its own mirror image.
 func symmetricObservation(p model.Position) bool {
@@ -600,48 +633,77 @@ func symmetricObservation(p model.Position) bool {
 // decideLayer writes the values of layer d found for the entries of slot k
 // in [lo, hi) and returns the largest. In an odd layer those are wins in d
 // plies: the undecided entries marked in phase 1 and those whose capture
-// into a loss (aux) wins in d plies, marked only now that every quicker
-// win is written. In an even layer they are losses, their values in aux.
+// into a loss wins in d plies (auxiliary value d and noLoss), taken only
+// now that every quicker win is written. In an even layer they are the
+// marked losses, lost one ply after their longest win: the child of value
+// d-1 or a capture's (the auxiliary value), if that is within the horizon.
 func (s *solver) decideLayer(k int, lo, hi uint64, d int) int {
-	val, aux, cand, cnt := s.val[k], s.aux[k], s.cand[k], s.cnt[k]
+	top, decided := decideRange(s.val[k], s.state[k], lo, hi, d)
+	s.decided.Add(decided)
+	return top
+}
+
+// decideRange is decideLayer over the entries [lo, hi) of val and state,
+// lo a multiple of 4; it returns the largest value written and the number
+// of entries decided.
+func decideRange(val []byte, state []uint32, lo, hi uint64, d int) (int, uint64) {
 	var decided uint64
 	odd := d%2 == 1
 	top := 0
-	rep := uint64(uint8(d)) * 0x0101010101010101
-	for w := lo / 64; w < (hi+63)/64; w++ {
-		word := cand[w]
-		cand[w] = 0
-		if !odd {
-			for ; word != 0; word &= word - 1 {
-				i := w*64 + uint64(bits.TrailingZeros64(word))
-				val[i] = aux[i]
-				top = max(top, int(aux[i]))
-				decided++
+	rep := uint32(uint8(d)) * 0x01010101
+	// lo and hi are multiples of 4 except at the end of the table.
+	for w := lo / 4; w < (hi+3)/4; w++ {
+		word := state[w]
+		// Most words hold no mark; in an even layer nothing else is
+		// decided, and in an odd layer only an auxiliary value of d.
+		if word&(stateMarked*0x01010101) == 0 {
+			if !odd {
+				continue
 			}
-			continue
-		}
-		for g := w * 64; g < min(w*64+64, hi); g += 8 {
-			// Most groups of eight hold no aux of d: skip them at once.
-			if g+8 <= hi {
-				if x := binary.LittleEndian.Uint64(aux[g:]) ^ rep; (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+			if i := w * 4; i+4 <= hi {
+				if x := binary.LittleEndian.Uint32(val[i:]) ^ rep; (x-0x01010101)&^x&0x80808080 == 0 {
 					continue
 				}
 			}
-			for i := g; i < min(g+8, hi); i++ {
-				if aux[i] == uint8(d) && cnt[i/4]>>(8*(i%4))&0xff >= noLoss {
-					word |= 1 << (i & 63)
-				}
-			}
 		}
-		for ; word != 0; word &= word - 1 {
-			i := w*64 + uint64(bits.TrailingZeros64(word))
-			if val[i] == 0 {
-				val[i] = uint8(d)
-				top = d
+		for j := uint64(0); j < 4; j++ {
+			i := w*4 + j
+			if i >= hi {
+				break
+			}
+			st := word >> (8 * j) & 0xff
+			if st&stateDecided != 0 {
+				continue
+			}
+			marked := st&stateMarked != 0
+			var nv int
+			switch {
+			case odd && (marked || (val[i] == uint8(d) && st&stateCount == noLoss)):
+				nv = d
+			case !odd && marked:
+				nv = max(d, int(val[i])+1)
+			}
+			st &^= stateMarked
+			if nv != 0 && nv <= model.Horizon {
+				val[i] = uint8(nv)
+				st |= stateDecided
+				top = max(top, nv)
 				decided++
 			}
+			word = word&^(0xff<<(8*j)) | st<<(8*j)
+		}
+		state[w] = word
+	}
+	return top, decided
+}
+
+// finish turns slot k's values into the table: an entry still undecided
+// is no result within the horizon.
+func (s *solver) finish(k int) {
+	val, state := s.val[k], s.state[k]
+	for i := range val {
+		if state[i/4]>>(8*(i%4))&stateDecided == 0 {
+			val[i] = 0
 		}
 	}
-	s.decided.Add(decided)
-	return top
 }

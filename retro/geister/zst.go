@@ -15,12 +15,14 @@ import (
 // reader decompresses at most one 8 KiB frame per probe.
 const FrameSize = 8192
 
-// WriteSeekableZstd writes values to w as seekable zstd: one independent
-// frame per FrameSize bytes (the last may be shorter), compressed at the
-// best level klauspost/compress offers and without checksums, followed by
-// the seek table. Frames are compressed on workers goroutines (0 means
-// GOMAXPROCS) and written in order.
-func WriteSeekableZstd(ctx context.Context, w io.Writer, values []byte, workers int) error {
+// WriteSeekableZstd writes the table read from r to w as seekable zstd:
+// one independent frame per FrameSize bytes (the last may be shorter),
+// compressed at the best level klauspost/compress offers and without
+// checksums, followed by the seek table. Frames are compressed on workers
+// goroutines (0 means GOMAXPROCS) and written in order. The table is read
+// a frame at a time, so it need not be in memory; each encoder costs about
+// zstdMemory.
+func WriteSeekableZstd(ctx context.Context, w io.Writer, r io.Reader, workers int) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -40,14 +42,19 @@ func WriteSeekableZstd(ctx context.Context, w io.Writer, values []byte, workers 
 	if err != nil {
 		return fmt.Errorf("geister: seekable writer: %w", err)
 	}
-	rest := values
 	next := func() ([]byte, error) {
-		if len(rest) == 0 {
+		// Each frame gets its own buffer: frames are compressed while
+		// later ones are read.
+		f := make([]byte, FrameSize)
+		n, err := io.ReadFull(r, f)
+		switch {
+		case err == io.EOF:
 			return nil, nil
+		case err == io.ErrUnexpectedEOF:
+			return f[:n], nil
+		case err != nil:
+			return nil, fmt.Errorf("geister: reading the table to compress: %w", err)
 		}
-		n := min(len(rest), FrameSize)
-		f := rest[:n]
-		rest = rest[n:]
 		return f, nil
 	}
 	if err := sw.WriteMany(ctx, next, seekable.WithConcurrency(workers)); err != nil {
