@@ -64,6 +64,11 @@ again: with --cache-dir a remount whose reads are on disk sends no request
 within it. A table replaced on the server is never mixed with its old
 version; after the TTL it is served as the new one.
 
+--decoded-cache keeps decoded distance and pack blocks on local disk (LZ4,
+a checksum per block, within --decoded-cache-size), so a remount reads them
+back instead of decoding their LZMA again; a damaged file there is decoded
+afresh, never served.
+
 The mount is read-only (ro in /proc/mounts) and the kernel enforces the
 modes it shows: files 0444 and directories 0555 less --umask, owned by
 --uid and --gid; tables/ shows table files only, never more readable than
@@ -117,6 +122,8 @@ type mountConfig struct {
 	logLevel     slog.Level
 	daemon       bool
 	logFile      string
+	// decoded keeps decoded blocks on disk across remounts.
+	decoded tables.DecodedCache
 }
 
 // newMountCmd is "tbfs mount".
@@ -162,6 +169,7 @@ func newMountCmd() *cobra.Command {
 	fl.StringVar(&logLevel, "log-level", "info", "least severe `LEVEL` of log messages printed: debug, info, warn or error")
 	fl.BoolVar(&cfg.daemon, "daemon", false, "run in the background; exit 0 once the mount answers, non-zero if it cannot mount")
 	fl.StringVar(&cfg.logFile, "log-file", "", "with --daemon, append the log to this `FILE` (default: discarded)")
+	cfg.decoded.Register(fl)
 	return cmd
 }
 
@@ -286,7 +294,15 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	srcs := sts.Sources()
 	// --metadata-ttl also bounds how long a missing table is remembered
 	// (0: stack's default, as for the listing).
-	tb, err := chesstb.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}, srcs...)
+	topts := chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}
+	decoded, err := cfg.decoded.Open()
+	if err != nil {
+		return err
+	}
+	if decoded != nil {
+		topts.DecodedBlocks = decoded
+	}
+	tb, err := chesstb.Open(topts, srcs...)
 	if err != nil {
 		return err
 	}
@@ -322,6 +338,12 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 			"block_cache": func() any {
 				used, peak := tb.CacheStats()
 				return map[string]int64{"used_bytes": used, "peak_bytes": peak, "budget_bytes": cfg.cacheSize}
+			},
+			"decoded_cache": func() any {
+				if decoded == nil {
+					return nil
+				}
+				return decoded.Stats()
 			},
 		},
 		Logger: logger,
