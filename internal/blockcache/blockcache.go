@@ -178,6 +178,16 @@ func (c *Cache) Peek(key Key) (any, bool) {
 	return e.val, true
 }
 
+// Has reports whether key's block is cached and fully decoded, without
+// handing it out (so a Shared value is not acquired) or making it more
+// recently used.
+func (c *Cache) Has(key Key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	return ok && e.elem != nil
+}
+
 // Resize adds delta bytes to the size of the cached block val under key, a
 // block that grew since it was cached, evicting the least recently used
 // blocks (this one too, when it alone outgrows the budget) to stay in

@@ -142,6 +142,9 @@ func TestSharedValuesAreCounted(t *testing.T) {
 	if n := a.refs.Load(); n != 4 {
 		t.Fatalf("after a hit and a peek %d references, want 4", n)
 	}
+	if !c.Has(Key{File: 6}) || a.refs.Load() != 4 {
+		t.Fatalf("Has: cached %v, %d references (it must take none)", c.Has(Key{File: 6}), a.refs.Load())
+	}
 	b := newCounted()
 	get(Key{File: 6, Block: 1}, b).release() // evicts a
 	if n := a.refs.Load(); n != 3 {
