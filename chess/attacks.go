@@ -36,8 +36,17 @@ var (
 
 	rookMagics   [64]magic
 	bishopMagics [64]magic
-	rookTable    []Bitboard
-	bishopTable  []Bitboard
+	// The slider tables are arrays, not heap slices: they cost start-up no
+	// allocation, so the start-up heap stays below the first collection.
+	rookTable   [rookTableSize]Bitboard
+	bishopTable [bishopTableSize]Bitboard
+)
+
+// rookTableSize and bishopTableSize are the sums over the squares of
+// 2^(relevant squares): every occupancy of every square's rays.
+const (
+	rookTableSize   = 102400
+	bishopTableSize = 5248
 )
 
 type magic struct {
@@ -80,23 +89,66 @@ func init() {
 			}
 		}
 	}
-	rookTable = initMagics(&rookMagics, &rookSeeds, rookDirs, 0x9e3779b97f4a7c15)
-	bishopTable = initMagics(&bishopMagics, &bishopSeeds, bishopDirs, 0xd1b54a32d192ed03)
+	var rays [64][8]Bitboard
+	for sq := Square(0); sq < 64; sq++ {
+		for k, d := range allDirs {
+			rays[sq][k] = slideRay(sq, d, 0)
+		}
+	}
+	initMagics(&rookMagics, &rookSeeds, &rays, 0, 0x9e3779b97f4a7c15, rookTable[:])
+	initMagics(&bishopMagics, &bishopSeeds, &rays, 4, 0xd1b54a32d192ed03, bishopTable[:])
+	// a and b share a line when b is on one of a's rays; the squares
+	// between them are on a's ray towards b and b's ray back.
 	for a := Square(0); a < 64; a++ {
-		for b := Square(0); b < 64; b++ {
-			if a == b {
-				continue
+		for k := range allDirs {
+			back := k ^ 1 // allDirs pairs each direction with its opposite
+			for r := rays[a][k]; r != 0; r &= r - 1 {
+				b := r.LSB()
+				between[a][b] = rays[a][k] & rays[b][back]
+				line[a][b] = rays[a][k] | rays[a][back] | SquareBB(a)
 			}
-			for _, dirs := range [2][4][2]int{rookDirs, bishopDirs} {
-				for _, d := range dirs {
-					ray := slideRay(a, d, 0)
-					if !ray.Has(b) {
-						continue
-					}
-					between[a][b] = ray & slideRay(b, [2]int{-d[0], -d[1]}, 0)
-					line[a][b] = ray | slideRay(a, [2]int{-d[0], -d[1]}, 0) | SquareBB(a)
-				}
+		}
+	}
+}
+
+// allDirs are rookDirs then bishopDirs, each direction that goes up the
+// board (to higher squares) at an even index and its opposite after it.
+var allDirs = [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}, {-1, 1}, {1, -1}}
+
+// rayPart is one occupancy of a ray's relevant squares (all but the last)
+// and the ray's attacks under it.
+type rayPart struct{ occ, att Bitboard }
+
+// rayParts appends to buf and returns every occupancy of the relevant
+// squares of the ray from sq in direction allDirs[k], with its attacks: the
+// ray cut behind its first occupied square, the lowest one on a ray that
+// goes up the board (even k) and the highest on one that goes down.
+// Start-up fills the slider tables from these; the tests check the tables
+// against slideAttacks.
+func rayParts(rays *[64][8]Bitboard, sq Square, k int, buf []rayPart) []rayPart {
+	ray := rays[sq&63][k&7]
+	mask := ray
+	if ray != 0 {
+		last := Square(63 - bits.LeadingZeros64(uint64(ray))) // the far end going up
+		if k&1 != 0 {
+			last = ray.LSB()
+		}
+		mask &^= SquareBB(last)
+	}
+	buf = buf[:0]
+	var sub Bitboard
+	for {
+		att := ray
+		if sub != 0 {
+			s := sub.LSB()
+			if k&1 != 0 {
+				s = Square(63 - bits.LeadingZeros64(uint64(sub)))
 			}
+			att &^= rays[s&63][k&7]
+		}
+		buf = append(buf, rayPart{sub, att})
+		if sub = (sub - mask) & mask; sub == 0 {
+			return buf
 		}
 	}
 }
@@ -141,33 +193,43 @@ func relevantMask(sq Square, dirs [4][2]int) Bitboard {
 	return b
 }
 
-// initMagics fills the shared attack table and returns it, using the known
-// magic of each square when it maps every occupancy without a harmful
-// collision and searching for a new one otherwise.
-func initMagics(ms *[64]magic, known *[64]uint64, dirs [4][2]int, seed uint64) []Bitboard {
+// initMagics fills table, the shared attack table of the slider whose
+// directions are allDirs[first:first+4], using the known magic of each
+// square when it maps every occupancy without a harmful collision and
+// searching for a new one otherwise.
+func initMagics(ms *[64]magic, known *[64]uint64, rays *[64][8]Bitboard, first int, seed uint64, table []Bitboard) {
 	rng := xorshift(seed)
-	var table []Bitboard
+	dirs := [4][2]int(allDirs[first : first+4])
+	offset := 0
 	var occs, atts []Bitboard
 	var used []int32
+	var parts [4][]rayPart
 	for sq := Square(0); sq < 64; sq++ {
 		m := &ms[sq]
 		m.mask = relevantMask(sq, dirs)
 		n := m.mask.Count()
 		m.shift = uint8(64 - n)
-		m.offset = uint32(len(table))
+		m.offset = uint32(offset)
 		size := 1 << n
 		occs, atts = occs[:0], atts[:0]
-		// Enumerate every subset of the mask (the carry-rippler trick).
-		var sub Bitboard
-		for {
-			occs = append(occs, sub)
-			atts = append(atts, slideAttacks(sq, dirs, sub))
-			sub = (sub - m.mask) & m.mask
-			if sub == 0 {
-				break
+		// Every occupancy of the mask is one of each ray's own relevant
+		// squares, and its attacks are each ray's attacks under its part.
+		for i := range parts {
+			parts[i] = rayParts(rays, sq, first+i, parts[i])
+		}
+		for _, p0 := range parts[0] {
+			for _, p1 := range parts[1] {
+				o01, a01 := p0.occ|p1.occ, p0.att|p1.att
+				for _, p2 := range parts[2] {
+					o012, a012 := o01|p2.occ, a01|p2.att
+					for _, p3 := range parts[3] {
+						occs = append(occs, o012|p3.occ)
+						atts = append(atts, a012|p3.att)
+					}
+				}
 			}
 		}
-		table = append(table, make([]Bitboard, size)...)
+		offset += size
 		if cap(used) < size {
 			used = make([]int32, size)
 		}
@@ -198,7 +260,9 @@ func initMagics(ms *[64]magic, known *[64]uint64, dirs [4][2]int, seed uint64) [
 			}
 		}
 	}
-	return table
+	if offset != len(table) {
+		panic("chess: slider table size is wrong")
+	}
 }
 
 type xorshiftState struct{ s uint64 }

@@ -22,6 +22,56 @@ func TestSliderAttacks(t *testing.T) {
 	}
 }
 
+// TestSliderAttacksEverySubset compares the magic lookups with walking the
+// rays for every occupancy of every square's relevant squares (the only
+// squares a lookup sees), with the rest of the board filled and empty.
+func TestSliderAttacksEverySubset(t *testing.T) {
+	for sq := Square(0); sq < 64; sq++ {
+		for _, sl := range []struct {
+			name   string
+			dirs   [4][2]int
+			attack func(Square, Bitboard) Bitboard
+		}{{"rook", rookDirs, RookAttacks}, {"bishop", bishopDirs, BishopAttacks}} {
+			mask := relevantMask(sq, sl.dirs)
+			var sub Bitboard
+			for {
+				for _, rest := range []Bitboard{0, ^mask} {
+					occ := sub | rest
+					if got, want := sl.attack(sq, occ), slideAttacks(sq, sl.dirs, occ); got != want {
+						t.Fatalf("%s on %v, occupancy %#x: %#x, want %#x", sl.name, sq, occ, got, want)
+					}
+				}
+				if sub = (sub - mask) & mask; sub == 0 {
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestBetweenAndLine checks the line tables against walking from one square
+// towards the other: squares that share a rank, file or diagonal have the
+// squares walked past between them and the whole walk, both ways, as their
+// line; any other pair has neither.
+func TestBetweenAndLine(t *testing.T) {
+	all := [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}}
+	for a := Square(0); a < 64; a++ {
+		for b := Square(0); b < 64; b++ {
+			var wantBetween, wantLine Bitboard
+			for _, d := range all {
+				if a == b || !slideRay(a, d, 0).Has(b) {
+					continue
+				}
+				wantBetween = slideRay(a, d, SquareBB(b)) &^ SquareBB(b)
+				wantLine = slideRay(a, d, 0) | slideRay(a, [2]int{-d[0], -d[1]}, 0) | SquareBB(a)
+			}
+			if between[a][b] != wantBetween || line[a][b] != wantLine {
+				t.Fatalf("%v %v: between %#x line %#x, want %#x %#x", a, b, between[a][b], line[a][b], wantBetween, wantLine)
+			}
+		}
+	}
+}
+
 // TestKnownMagicsFit: the stored magics are the ones in use, so start-up
 // never falls back to searching.
 func TestKnownMagicsFit(t *testing.T) {

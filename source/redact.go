@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // redacted replaces every secret Redact removes.
@@ -99,8 +100,20 @@ func RedactURL(raw string) string {
 	return Redact(u)
 }
 
-// urlInText finds URL-like words in free text.
-var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
+// The patterns are compiled on first use, not at start-up: most processes
+// never redact free text.
+var (
+	// urlInText finds URL-like words in free text.
+	urlInText = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)
+	})
+	// looseUserinfo is userinfo after "//" in text that did not parse.
+	looseUserinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`//[^/?#@\s"']*@`) })
+	// looseParam is a key=value pair whose key looks like a credential.
+	looseParam = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)([?&;\s]|^)([a-z0-9_.\-]*(?:secret|token|passw|pwd|key|sig|credential|auth|session)[a-z0-9_.\-]*=)[^&#\s"']*`)
+	})
+)
 
 // RedactText redacts every URL found in free text, such as an error message
 // from a library that quotes the URL it was asked for.
@@ -108,22 +121,15 @@ func RedactText(s string) string {
 	if !strings.Contains(s, "://") && !strings.Contains(s, "=") {
 		return s
 	}
-	s = urlInText.ReplaceAllStringFunc(s, RedactURL)
+	s = urlInText().ReplaceAllStringFunc(s, RedactURL)
 	// Userinfo only appears after a scheme, which the URLs above covered
 	// (a user name kept beside a dropped password must stay); credential
 	// parameters may also appear loose, as key=value.
-	return looseParam.ReplaceAllString(s, "${1}${2}"+redacted)
+	return looseParam().ReplaceAllString(s, "${1}${2}"+redacted)
 }
-
-var (
-	// looseUserinfo is userinfo after "//" in text that did not parse.
-	looseUserinfo = regexp.MustCompile(`//[^/?#@\s"']*@`)
-	// looseParam is a key=value pair whose key looks like a credential.
-	looseParam = regexp.MustCompile(`(?i)([?&;\s]|^)([a-z0-9_.\-]*(?:secret|token|passw|pwd|key|sig|credential|auth|session)[a-z0-9_.\-]*=)[^&#\s"']*`)
-)
 
 // redactLoose masks userinfo and credential-like parameters by pattern.
 func redactLoose(s string) string {
-	s = looseUserinfo.ReplaceAllString(s, "//"+redacted+"@")
-	return looseParam.ReplaceAllString(s, "${1}${2}"+redacted)
+	s = looseUserinfo().ReplaceAllString(s, "//"+redacted+"@")
+	return looseParam().ReplaceAllString(s, "${1}${2}"+redacted)
 }

@@ -199,3 +199,42 @@ func reportMBPerCPU(b *testing.B, size uint64, cpu0 time.Duration) {
 		b.ReportMetric(float64(b.N)*float64(size)/1e6/cpu.Seconds(), "MB/cpu-s")
 	}
 }
+
+// BenchmarkLZMAShipped decodes every distance block and every pack block of
+// the shared shipped tables whole, the work a cold pass with a large cache
+// does, and reports decoded megabytes per CPU second.
+func BenchmarkLZMAShipped(b *testing.B) {
+	dir := testenv.Shared(b, "chesstb", "shipped")
+	type block struct {
+		comp []byte
+		size uint64
+	}
+	sets := map[string][]block{}
+	distanceBlocks(b, dir, 1<<30, func(name string, comp []byte, size uint64) {
+		set := "distance"
+		if strings.HasSuffix(name, "50") || strings.HasSuffix(name, "dtc") {
+			set = "pack"
+		}
+		sets[set] = append(sets[set], block{slices.Clone(comp), size})
+	})
+	for _, set := range []string{"distance", "pack"} {
+		var total, comp uint64
+		for _, bl := range sets[set] {
+			total += bl.size
+			comp += uint64(len(bl.comp))
+		}
+		b.Run(set, func(b *testing.B) {
+			b.Logf("%d blocks, %d bytes from %d", len(sets[set]), total, comp)
+			b.SetBytes(int64(total))
+			cpu0 := cpuTime()
+			for b.Loop() {
+				for _, bl := range sets[set] {
+					if _, err := decodeLZMA(bl.comp, bl.size); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportMBPerCPU(b, total, cpu0)
+		})
+	}
+}

@@ -12,7 +12,7 @@ func RankOriented(p Position) (m Material, idx uint64, mirrored bool, err error)
 	if err != nil {
 		return m, 0, false, err
 	}
-	idx, mirrored = layouts[m.ID()].index(p, nil)
+	idx, mirrored = layoutOf(m).index(p, nil)
 	return m, idx, mirrored, nil
 }
 
@@ -91,7 +91,7 @@ func (r *Ranker) Rank(p Position) (m Material, idx uint64, mirrored bool, err er
 	if !m.Valid() {
 		return m, 0, false, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
-	idx, mirrored = layouts[m.ID()].index(p, r)
+	idx, mirrored = layoutOf(m).index(p, r)
 	return m, idx, mirrored, nil
 }
 
@@ -127,7 +127,7 @@ func (h Halves) Toggle(s Square) Halves {
 // those of the position's boards (HalvesOf or Toggle); RankHalves does not
 // check either.
 func (r *Ranker) RankHalves(m Material, a, b, u Halves, opp, oppRed uint64) (idx uint64, mirrored bool) {
-	l := &layouts[m.ID()]
+	l := layoutOf(m)
 	outer, mirrored := l.orientHalves(a.L, b.L, u.L, a.R, b.R, u.R, r)
 	if mirrored {
 		opp, oppRed = mirror(opp), mirror(oppRed)
@@ -153,7 +153,7 @@ func unrankBlock(m Material, outer uint64, dst []Position, r *Ranker) ([]Positio
 	if !m.Valid() {
 		return dst, fmt.Errorf("%w: %v", ErrNoMaterial, m)
 	}
-	l := &layouts[m.ID()]
+	l := layoutOf(m)
 	if outer >= l.outer {
 		return dst, fmt.Errorf("%w: observation %d >= %d of %v", ErrIndexRange, outer, l.outer, m)
 	}

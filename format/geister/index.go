@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // The obsblk index (FORMAT.md §4). A position's index is
@@ -30,8 +31,37 @@ var binom [37][37]uint64
 // and c pieces of three kinds on one half board.
 var halfW [5][5][9]uint64
 
-// layouts holds the per-material index constants, by material id.
-var layouts [NumMaterials]layout
+// layouts holds the per-material index constants, by material id, and
+// legacyLayouts those of the legacy order. They are built on first use
+// (buildLayouts, a few milliseconds), not at start-up: a process that
+// probes only chess never needs them.
+var (
+	layoutsOnce   sync.Once
+	layouts       *[NumMaterials]layout
+	legacyLayouts *[NumMaterials]legacyLayout
+)
+
+// layoutOf returns the index constants of material m.
+func layoutOf(m Material) *layout {
+	layoutsOnce.Do(buildLayouts)
+	return &layouts[m.ID()]
+}
+
+// legacyLayoutOf returns the legacy-order index constants of material m.
+func legacyLayoutOf(m Material) *legacyLayout {
+	layoutsOnce.Do(buildLayouts)
+	return &legacyLayouts[m.ID()]
+}
+
+// buildLayouts fills layouts and legacyLayouts.
+func buildLayouts() {
+	ls := new([NumMaterials]layout)
+	for i, m := range materials {
+		ls[i] = newLayout(m)
+	}
+	layouts = ls
+	legacyLayouts = buildLegacy()
+}
 
 func init() {
 	for n := 0; n <= 36; n++ {
@@ -394,7 +424,7 @@ func Rank(p Position) (Material, uint64, error) {
 	if err != nil {
 		return m, 0, err
 	}
-	idx, _ := layouts[m.ID()].index(p, nil)
+	idx, _ := layoutOf(m).index(p, nil)
 	return m, idx, nil
 }
 
@@ -406,7 +436,7 @@ func Canonical(p Position) (Position, error) {
 	if err != nil {
 		return p, err
 	}
-	if _, mirrored := layouts[m.ID()].orient(p.OwnBlue, p.OwnRed, p.OppBlue|p.OppRed, nil); mirrored {
+	if _, mirrored := layoutOf(m).orient(p.OwnBlue, p.OwnRed, p.OppBlue|p.OppRed, nil); mirrored {
 		return p.Mirror(), nil
 	}
 	return p, nil
@@ -422,7 +452,7 @@ func Unrank(m Material, idx uint64) (Position, error) {
 	if !m.Valid() {
 		return Position{}, fmt.Errorf("%w: %v", ErrNoMaterial, m)
 	}
-	l := &layouts[m.ID()]
+	l := layoutOf(m)
 	if idx >= l.entries {
 		return Position{}, fmt.Errorf("%w: %d >= %d entries of %v", ErrIndexRange, idx, l.entries, m)
 	}
@@ -549,7 +579,7 @@ func observationRun(o Observation) (m Material, first uint64, n int, colouring f
 	if !m.Valid() {
 		return m, 0, 0, nil, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
-	l := &layouts[m.ID()]
+	l := layoutOf(m)
 	outer, mirrored := l.orient(o.OwnBlue, o.OwnRed, o.Opp, nil)
 	u := o.Opp
 	if mirrored {

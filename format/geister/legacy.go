@@ -17,18 +17,16 @@ type legacyLayout struct {
 	base [5 * 5 * 5 * 5]uint64
 }
 
-var legacyLayouts [NumMaterials]legacyLayout
-
 // quarterW returns C(18,a) C(18-a,b) C(18-a-b,c) C(18-a-b-c,d).
 func quarterW(a, b, c, d int) uint64 {
 	return binom[18][a] * binom[18-a][b] * binom[18-a-b][c] * binom[18-a-b-c][d]
 }
 
-// initLegacy fills legacyLayouts; material.go's init calls it once the
-// materials are numbered.
-func initLegacy() {
+// buildLegacy returns the legacy layouts, by material id.
+func buildLegacy() *[NumMaterials]legacyLayout {
+	ls := new([NumMaterials]legacyLayout)
 	for i, m := range materials {
-		l := &legacyLayouts[i]
+		l := &ls[i]
 		var next uint64
 		for a := 0; a <= m.PB; a++ {
 			for b := 0; b <= m.PR; b++ {
@@ -54,6 +52,7 @@ func initLegacy() {
 			panic(fmt.Sprintf("geister: legacy layout of %v counts %d, Burnside %d", m, next, m.LegacyEntries()))
 		}
 	}
+	return ls
 }
 
 func compare4(a, b, c, d, w, x, y, z int) int {
@@ -85,7 +84,7 @@ func LegacyRank(p Position) (Material, uint64, error) {
 	if err != nil {
 		return m, 0, err
 	}
-	l := &legacyLayouts[m.ID()]
+	l := legacyLayoutOf(m)
 	al, bl, cl, dl := leftHalf(p.OwnBlue), leftHalf(p.OwnRed), leftHalf(p.OppBlue), leftHalf(p.OppRed)
 	ar, br, cr, dr := rightHalf(p.OwnBlue), rightHalf(p.OwnRed), rightHalf(p.OppBlue), rightHalf(p.OppRed)
 	nal, nbl, ncl, ndl := bits.OnesCount32(al), bits.OnesCount32(bl), bits.OnesCount32(cl), bits.OnesCount32(dl)

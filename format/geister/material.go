@@ -96,7 +96,7 @@ func (m Material) BlockSize() uint64 {
 	if !m.Valid() {
 		return 0
 	}
-	return layouts[m.ID()].block
+	return layoutOf(m).block
 }
 
 // OuterEntries is the number of observations (own blues, own reds, opponent
@@ -105,7 +105,7 @@ func (m Material) OuterEntries() uint64 {
 	if !m.Valid() {
 		return 0
 	}
-	return layouts[m.ID()].outer
+	return layoutOf(m).outer
 }
 
 // Entries is the number of positions in the material's table, which is the
@@ -114,7 +114,7 @@ func (m Material) Entries() uint64 {
 	if !m.Valid() {
 		return 0
 	}
-	return layouts[m.ID()].entries
+	return layoutOf(m).entries
 }
 
 // LegacyEntries is the size of the reference builder's in-memory index,
@@ -169,8 +169,4 @@ func init() {
 	if id != NumMaterials {
 		panic("geister: material enumeration is broken")
 	}
-	for i, m := range materials {
-		layouts[i] = newLayout(m)
-	}
-	initLegacy()
 }

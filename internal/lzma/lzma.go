@@ -42,6 +42,9 @@ const (
 	topValue      = 1 << 24
 	bitModelTotal = 1 << 11
 	moveBits      = 5
+	// litCoderSize is the room of one literal coder: 0x300 probabilities
+	// padded to a power of two.
+	litCoderSize = 0x400
 )
 
 // lenDecoder decodes match lengths (0-based, add matchMinLen).
@@ -76,18 +79,21 @@ type Decoder struct {
 	state      uint32
 	rep        [4]uint32
 
-	isMatch    [numStates << 4]uint16
-	isRep      [numStates]uint16
-	isRepG0    [numStates]uint16
-	isRepG1    [numStates]uint16
-	isRepG2    [numStates]uint16
-	isRep0Long [numStates << 4]uint16
+	// The probability arrays are sized to powers of two, so that an
+	// index masked to the size needs no bounds check in the decode loop;
+	// the padding is never used.
+	isMatch    [256]uint16 // state<<4 | posState
+	isRep      [16]uint16
+	isRepG0    [16]uint16
+	isRepG1    [16]uint16
+	isRepG2    [16]uint16
+	isRep0Long [256]uint16
 	posSlot    [numLenToPos][1 << 6]uint16
-	posDec     [1 + numFullDist - endPosModel]uint16
+	posDec     [128]uint16 // 1 + numFullDist - endPosModel used
 	align      [1 << numAlignBits]uint16
 	lenDec     lenDecoder
 	repLenDec  lenDecoder
-	literal    []uint16
+	literal    []uint16 // litCoderSize per literal context (0x300 used)
 
 	size    int   // the decoded size
 	pos     int   // bytes decoded so far
@@ -104,8 +110,9 @@ func (z *Decoder) Pos() int { return z.pos }
 // Decode decodes into out[z.Pos():] until Pos reaches target (it may go up
 // to MaxMatch further), len(out) or Size, whichever comes first, and
 // returns the new Pos. out[:z.Pos()] must hold what earlier calls decoded:
-// it is the dictionary. out may be shorter than Size; a match cut short by
-// its end is finished by the next call. After a failure, which wraps
+// it is the dictionary. Bytes of out past the returned Pos may be
+// overwritten too (a match is copied in whole words). out may be shorter
+// than Size; a match cut short by its end is finished by the next call. After a failure, which wraps
 // ErrMalformed, the decoder returns the same failure for good.
 func (z *Decoder) Decode(out []byte, target int) (int, error) {
 	if z.err != nil {
@@ -166,7 +173,7 @@ func NewDecoder(stream, props []byte, size int) (*Decoder, error) {
 	if z.lc+z.lp > 8 {
 		return nil, fmt.Errorf("%w: lc+lp = %d", ErrMalformed, z.lc+z.lp)
 	}
-	z.literal = make([]uint16, 0x300<<(z.lc+z.lp))
+	z.literal = make([]uint16, litCoderSize<<(z.lc+z.lp))
 	for i := range z.literal {
 		z.literal[i] = probInit
 	}
@@ -222,70 +229,45 @@ func rcNorm(rng, cod uint32, in []byte, inp int) (uint32, uint32, int) {
 	return rng, cod, inp
 }
 
-// rcBitFlat is rcBit without a branch, for the plain literal bits: they are
-// the hardest to predict, and there a mispredicted branch costs more than
-// the few extra instructions (measured on BenchmarkLZMABlock; elsewhere the
-// branchy form wins).
-func rcBitFlat(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
+// rcBitMask decodes one bit with adaptive probability *p (the coder
+// already normalised) without a branch, returning the new range, code and
+// the bit as a mask: all ones for a 0, zero for a 1. It is for the literal
+// bits, the hardest to predict, where a mispredicted branch costs more
+// than the few extra instructions (rcTree, with a branch, wins elsewhere).
+func rcBitMask(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
 	v := uint32(*p)
 	bound := (rng >> 11) * v
-	// m is all ones when the bit is 0 (cod < bound).
 	m := uint32((int64(cod) - int64(bound)) >> 63)
 	rng = bound&m | (rng-bound)&^m
 	cod -= bound &^ m
 	// For a 0 bit v grows by (2048-v)>>5, for a 1 bit it shrinks by v>>5;
 	// with v-2017 ≤ 0 the arithmetic shift rounds the 0 case the same way.
 	*p = uint16(int32(v) - (int32(v)-int32(2017&m))>>moveBits)
-	return rng, cod, 1 + m
+	return rng, cod, m
 }
 
-// rcBit decodes one bit with adaptive probability *p (the coder already
-// normalised) and returns the new range, code and the bit.
-func rcBit(p *uint16, rng, cod uint32) (uint32, uint32, uint32) {
+// rcTree decodes one bit of a bit tree into the tree index m (the coder
+// already normalised): m becomes m<<1 | bit.
+func rcTree(p *uint16, rng, cod, m uint32) (uint32, uint32, uint32) {
 	v := uint32(*p)
 	bound := (rng >> 11) * v
 	if cod < bound {
 		*p = uint16(v + (bitModelTotal-v)>>moveBits)
-		return bound, cod, 0
+		return bound, cod, m << 1
 	}
 	*p = uint16(v - v>>moveBits)
-	return rng - bound, cod - bound, 1
-}
-
-// decodeLen decodes a match length (0-based) with the coder passed in and
-// out by value.
-func (l *lenDecoder) decodeLen(posState, rng, cod uint32, in []byte, inp int) (length, rng2, cod2 uint32, inp2 int) {
-	var bit uint32
-	rng, cod, inp = rcNorm(rng, cod, in, inp)
-	rng, cod, bit = rcBit(&l.choice, rng, cod)
-	var probs []uint16
-	var bits uint
-	switch {
-	case bit == 0:
-		probs, bits = l.low[posState&(posStatesMax-1)][:], 3
-	default:
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
-		rng, cod, bit = rcBit(&l.choice2, rng, cod)
-		if bit == 0 {
-			probs, bits, length = l.mid[posState&(posStatesMax-1)][:], 3, lenLowSyms
-		} else {
-			probs, bits, length = l.high[:], 8, lenLowSyms+lenMidSyms
-		}
-	}
-	m := uint32(1)
-	mask := uint32(len(probs) - 1)
-	for range bits {
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
-		rng, cod, bit = rcBit(&probs[m&mask], rng, cod)
-		m = m<<1 | bit
-	}
-	return length + m - 1<<bits, rng, cod, inp
+	return rng - bound, cod - bound, m<<1 | 1
 }
 
 // errEarly is the overrun failure: the stream ended before the block.
 var errEarly = fmt.Errorf("%w: stream ends early", ErrMalformed)
 
-// decode is Decode with no match pending.
+// decode is Decode with no match pending. It is one function with the
+// length and distance decoders written out in it, as the LZMA SDK's decoder
+// is: a call would spill the coder held in registers (Go keeps no register
+// across a call), and the decision bits branch on the coder directly
+// instead of through a returned bit. Probability arrays are indexed with
+// masks to their power-of-two sizes, which removes the bounds checks.
 func (z *Decoder) decode(out []byte, target int) error {
 	p := z.pos
 	size := z.size
@@ -297,9 +279,9 @@ func (z *Decoder) decode(out []byte, target int) error {
 	rep0 := z.rep[0]
 	pbMask := uint32(1)<<z.pb - 1
 	lpMask := uint32(1)<<z.lp - 1
-	lc := z.lc
+	lc := z.lc & 15
 	var err error
-	var bit uint32
+	var m uint32
 loop:
 	for p < target {
 		if inp > len(in) {
@@ -308,63 +290,115 @@ loop:
 		}
 		posState := uint32(p) & pbMask
 		rng, cod, inp = rcNorm(rng, cod, in, inp)
-		rng, cod, bit = rcBit(&z.isMatch[state<<4|posState], rng, cod)
-		if bit == 0 {
+		prob := &z.isMatch[(state<<4|posState)&0xFF]
+		bound := (rng >> 11) * uint32(*prob)
+		if cod < bound {
+			rng = bound
+			*prob += (bitModelTotal - *prob) >> moveBits
 			var prev uint32
 			if p > 0 {
 				prev = uint32(out[p-1])
 			}
-			base := 0x300 * int((uint32(p)&lpMask)<<lc+prev>>(8-lc))
-			lit := (*[0x300]uint16)(z.literal[base : base+0x300])
+			base := litCoderSize * int((uint32(p)&lpMask)<<lc+prev>>(8-lc))
+			lit := (*[litCoderSize]uint16)(z.literal[base : base+litCoderSize])
 			sym := uint32(1)
-			if state >= 7 {
+			if state < 7 {
+				// A plain literal: eight bits of a tree, unrolled.
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[1], rng, cod)
+				sym = 3 + m
+				for range 7 {
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+					sym = sym<<1 + 1 + m
+				}
+				if state < 4 {
+					state = 0
+				} else {
+					state -= 3
+				}
+			} else {
+				// A literal after a match is coded against the byte at
+				// rep0: offs is 0x100 while the bits agree with it and
+				// 0 from the first that differs, which selects the
+				// plain coder without a branch.
 				if int(rep0) >= p {
 					err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 					break
 				}
 				match := uint32(out[p-int(rep0)-1])
-				for sym < 0x100 {
-					mbit := match >> 7 & 1
+				offs := uint32(0x100)
+				for range 8 {
 					match <<= 1
+					bitOffs := offs
+					offs &= match
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, bit = rcBit(&lit[0x100+mbit<<8+sym], rng, cod)
-					sym = sym<<1 | bit
-					if mbit != bit {
-						break
+					pr := &lit[(offs+bitOffs+sym)&0x3FF]
+					v := uint32(*pr)
+					bound := (rng >> 11) * v
+					if cod < bound {
+						rng = bound
+						*pr = uint16(v + (bitModelTotal-v)>>moveBits)
+						sym <<= 1
+						offs ^= bitOffs
+					} else {
+						rng -= bound
+						cod -= bound
+						*pr = uint16(v - v>>moveBits)
+						sym = sym<<1 | 1
 					}
 				}
-			}
-			for sym < 0x100 {
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, bit = rcBitFlat(&lit[sym], rng, cod)
-				sym = sym<<1 | bit
+				if state < 10 {
+					state -= 3
+				} else {
+					state -= 6
+				}
 			}
 			out[p] = byte(sym)
 			p++
-			switch {
-			case state < 4:
-				state = 0
-			case state < 10:
-				state -= 3
-			default:
-				state -= 6
-			}
 			continue
 		}
-		var length uint32
+		rng -= bound
+		cod -= bound
+		*prob -= *prob >> moveBits
+
+		// A match (isRep 0) or a repeated match (isRep 1).
 		rng, cod, inp = rcNorm(rng, cod, in, inp)
-		rng, cod, bit = rcBit(&z.isRep[state], rng, cod)
-		if bit != 0 {
+		prob = &z.isRep[state&15]
+		bound = (rng >> 11) * uint32(*prob)
+		var ld *lenDecoder
+		isRep := cod >= bound
+		if !isRep {
+			rng = bound
+			*prob += (bitModelTotal - *prob) >> moveBits
+			z.rep[3], z.rep[2], z.rep[1] = z.rep[2], z.rep[1], rep0
+			ld = &z.lenDec
+			if state < 7 {
+				state = 7
+			} else {
+				state = 10
+			}
+		} else {
+			rng -= bound
+			cod -= bound
+			*prob -= *prob >> moveBits
 			if p == 0 {
 				err = fmt.Errorf("%w: repeat match at the block start", ErrMalformed)
 				break
 			}
 			rng, cod, inp = rcNorm(rng, cod, in, inp)
-			rng, cod, bit = rcBit(&z.isRepG0[state], rng, cod)
-			if bit == 0 {
+			prob = &z.isRepG0[state&15]
+			bound = (rng >> 11) * uint32(*prob)
+			if cod < bound {
+				rng = bound
+				*prob += (bitModelTotal - *prob) >> moveBits
 				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, bit = rcBit(&z.isRep0Long[state<<4|posState], rng, cod)
-				if bit == 0 {
+				prob = &z.isRep0Long[(state<<4|posState)&0xFF]
+				bound = (rng >> 11) * uint32(*prob)
+				if cod < bound {
+					// A short repeat: one byte at rep0.
+					rng = bound
+					*prob += (bitModelTotal - *prob) >> moveBits
 					if state < 7 {
 						state = 9
 					} else {
@@ -378,18 +412,36 @@ loop:
 					p++
 					continue
 				}
+				rng -= bound
+				cod -= bound
+				*prob -= *prob >> moveBits
 			} else {
+				rng -= bound
+				cod -= bound
+				*prob -= *prob >> moveBits
 				var dist uint32
 				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, bit = rcBit(&z.isRepG1[state], rng, cod)
-				if bit == 0 {
+				prob = &z.isRepG1[state&15]
+				bound = (rng >> 11) * uint32(*prob)
+				if cod < bound {
+					rng = bound
+					*prob += (bitModelTotal - *prob) >> moveBits
 					dist = z.rep[1]
 				} else {
+					rng -= bound
+					cod -= bound
+					*prob -= *prob >> moveBits
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, bit = rcBit(&z.isRepG2[state], rng, cod)
-					if bit == 0 {
+					prob = &z.isRepG2[state&15]
+					bound = (rng >> 11) * uint32(*prob)
+					if cod < bound {
+						rng = bound
+						*prob += (bitModelTotal - *prob) >> moveBits
 						dist = z.rep[2]
 					} else {
+						rng -= bound
+						cod -= bound
+						*prob -= *prob >> moveBits
 						dist = z.rep[3]
 						z.rep[3] = z.rep[2]
 					}
@@ -398,39 +450,91 @@ loop:
 				z.rep[1] = rep0
 				rep0 = dist
 			}
-			length, rng, cod, inp = z.repLenDec.decodeLen(posState, rng, cod, in, inp)
+			ld = &z.repLenDec
 			if state < 7 {
 				state = 8
 			} else {
 				state = 11
 			}
+		}
+
+		// The length: 3 bits (0-7), 3 more (8-15) or 8 more (16-271). The
+		// two 3-bit trees share one decode, of the tree t chosen.
+		var length uint32
+		var t *[lenLowSyms]uint16
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		bound = (rng >> 11) * uint32(ld.choice)
+		if cod < bound {
+			rng = bound
+			ld.choice += (bitModelTotal - ld.choice) >> moveBits
+			t = &ld.low[posState&(posStatesMax-1)]
 		} else {
-			z.rep[3], z.rep[2], z.rep[1] = z.rep[2], z.rep[1], rep0
-			length, rng, cod, inp = z.lenDec.decodeLen(posState, rng, cod, in, inp)
-			if state < 7 {
-				state = 7
+			rng -= bound
+			cod -= bound
+			ld.choice -= ld.choice >> moveBits
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			bound = (rng >> 11) * uint32(ld.choice2)
+			if cod < bound {
+				rng = bound
+				ld.choice2 += (bitModelTotal - ld.choice2) >> moveBits
+				t, length = &ld.mid[posState&(posStatesMax-1)], lenLowSyms
 			} else {
-				state = 10
+				rng -= bound
+				cod -= bound
+				ld.choice2 -= ld.choice2 >> moveBits
+				m = 1
+				for range 8 {
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, m = rcTree(&ld.high[m&0xFF], rng, cod, m)
+				}
+				length = m - lenHighSyms + lenLowSyms + lenMidSyms
 			}
+		}
+		if t != nil {
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&t[1], rng, cod, 1)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
+			length += m - lenLowSyms
+		}
+
+		if !isRep {
+			// The distance: a 6-bit slot, then for slots of 4 and up
+			// reverse-coded low bits, from probabilities below slot 14
+			// and as direct bits with 4 aligned ones from there.
 			slots := &z.posSlot[min(length, numLenToPos-1)]
-			m := uint32(1)
-			for range 6 {
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, bit = rcBit(&slots[m&63], rng, cod)
-				m = m<<1 | bit
-			}
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&slots[1], rng, cod, 1)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
+			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
 			slot := m - 64
 			dist := slot
 			if slot >= 4 {
 				nd := uint(slot>>1) - 1
 				dist = (2 | slot&1) << nd
-				var probs []uint16
 				if slot < endPosModel {
-					probs = z.posDec[dist-slot:]
+					// probs[1:] of the reverse tree start at posDec[dist-slot].
+					probs := z.posDec[dist-slot:]
+					m, sym := uint32(1), uint32(0)
+					for i := range nd {
+						rng, cod, inp = rcNorm(rng, cod, in, inp)
+						rng, cod, m = rcTree(&probs[m&63], rng, cod, m)
+						sym |= (m & 1) << i
+					}
+					dist += sym
 				} else {
-					// Direct bits, then the aligned low bits.
 					var direct uint32
-					for range nd - numAlignBits {
+					for range (nd - numAlignBits) & 31 {
 						rng, cod, inp = rcNorm(rng, cod, in, inp)
 						rng >>= 1
 						t := (cod - rng) >> 31 // 1 when cod < rng
@@ -438,16 +542,20 @@ loop:
 						direct = direct<<1 | (1 - t)
 					}
 					dist += direct << numAlignBits
-					probs, nd = z.align[:], numAlignBits
-				}
-				m, sym := uint32(1), uint32(0)
-				for i := range nd {
+					a := &z.align
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, bit = rcBit(&probs[m], rng, cod)
-					m = m<<1 | bit
-					sym |= bit << i
+					rng, cod, m = rcTree(&a[1], rng, cod, 1)
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
+					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
+					// m holds the four bits most significant first:
+					// reverse them.
+					m -= 16
+					dist += m>>3&1 | m>>1&2 | m<<1&4 | m<<3&8
 				}
-				dist += sym
 			}
 			if dist == 0xFFFFFFFF {
 				err = fmt.Errorf("%w: end marker before the end of the block", ErrMalformed)
@@ -455,6 +563,7 @@ loop:
 			}
 			rep0 = dist
 		}
+
 		n := int(length) + matchMinLen
 		d := int(rep0) + 1
 		if d > p {
@@ -465,15 +574,36 @@ loop:
 			err = fmt.Errorf("%w: match past the end of the block", ErrMalformed)
 			break
 		}
-		// An overlapping match repeats its last d bytes: copy them in
-		// chunks that double, each from the already periodic run.
 		end, src := p+n, p-d
 		if end > len(out) {
 			z.pending = end - len(out)
 			end = len(out)
 		}
-		for p < end {
-			p += copy(out[p:end], out[src:p])
+		switch {
+		case d >= 8 && end+8 <= len(out):
+			// Eight bytes at a time, each word read from bytes already
+			// written; the last word may write up to 7 bytes past end,
+			// which the next symbols overwrite.
+			for p < end {
+				binary.LittleEndian.PutUint64(out[p:p+8], binary.LittleEndian.Uint64(out[src:src+8]))
+				p += 8
+				src += 8
+			}
+			p = end
+		case d == 1 && end+8 <= len(out):
+			// A run of one byte.
+			w := uint64(out[src]) * 0x0101010101010101
+			for p < end {
+				binary.LittleEndian.PutUint64(out[p:p+8], w)
+				p += 8
+			}
+			p = end
+		default:
+			// An overlapping match repeats its last d bytes: copy them
+			// in chunks that double, each from the already periodic run.
+			for p < end {
+				p += copy(out[p:end], out[src:p])
+			}
 		}
 		if z.pending > 0 {
 			break

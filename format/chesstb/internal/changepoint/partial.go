@@ -52,12 +52,11 @@ func (w *recordWalk) shortBefore(j uint64) uint64 {
 	return uint64(w.cum[word]) + uint64(bits.OnesCount64(w.short[word]&(1<<(j&63)-1)))
 }
 
-// add records walked record j (== w.n) of the given width.
+// add records walked record j (== w.n) of the given width. The caller
+// opens each hint word first (grow, when j is a multiple of 64): with that
+// call out of it, add inlines into the walk.
 func (w *recordWalk) add(short bool, width uint64) {
 	j := w.n
-	if j&63 == 0 {
-		w.grow()
-	}
 	if short {
 		w.short[j>>6] |= 1 << (j & 63)
 	}
@@ -66,7 +65,7 @@ func (w *recordWalk) add(short bool, width uint64) {
 }
 
 // grow opens the hint word of the next 64 records. Kept out of line so that
-// add inlines into the walk.
+// the walk's loop stays small.
 //
 //go:noinline
 func (w *recordWalk) grow() {
@@ -266,6 +265,9 @@ func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error
 				ok = rank < ranks
 			}
 			if ok {
+				if w.n&63 == 0 {
+					w.grow()
+				}
 				w.add(short, width)
 				if j == idx {
 					rec.DrawEnd = short
@@ -294,6 +296,9 @@ func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error
 		}
 		if err != nil {
 			return Record{}, 0, err
+		}
+		if w.n&63 == 0 {
+			w.grow()
 		}
 		w.add(drawEnd, uint64(width))
 		if j == idx {
