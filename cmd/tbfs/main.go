@@ -65,6 +65,11 @@ again: with --cache-dir a remount whose reads are on disk sends no request
 within it. A table replaced on the server is never mixed with its old
 version; after the TTL it is served as the new one.
 
+--decoded-cache keeps decoded distance and pack blocks on local disk (LZ4,
+a checksum per block, within --decoded-cache-size), so a remount reads them
+back instead of decoding their LZMA again; a damaged file there is decoded
+afresh, never served.
+
 The mount is read-only (ro in /proc/mounts) and the kernel enforces the
 modes it shows: files 0444 and directories 0555 less --umask, owned by
 --uid and --gid; tables/ shows table files only, never more readable than
@@ -118,6 +123,8 @@ type mountConfig struct {
 	logLevel     slog.Level
 	daemon       bool
 	logFile      string
+	// decoded keeps decoded blocks on disk across remounts.
+	decoded tables.DecodedCache
 }
 
 // newMountCmd is "tbfs mount".
@@ -163,6 +170,7 @@ func newMountCmd() *cobra.Command {
 	fl.StringVar(&logLevel, "log-level", "info", "least severe `LEVEL` of log messages printed: debug, info, warn or error")
 	fl.BoolVar(&cfg.daemon, "daemon", false, "run in the background; exit 0 once the mount answers, non-zero if it cannot mount")
 	fl.StringVar(&cfg.logFile, "log-file", "", "with --daemon, append the log to this `FILE` (default: discarded)")
+	cfg.decoded.Register(fl)
 	return cmd
 }
 
@@ -289,7 +297,15 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	// (0: stack's default, as for the listing).
 	// chesstb and Syzygy tables are found by name in the same locations,
 	// within one decoded-block budget.
-	tb, err := chessprobe.Open(chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}, srcs...)
+	topts := chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}
+	decoded, err := cfg.decoded.Open()
+	if err != nil {
+		return err
+	}
+	if decoded != nil {
+		topts.DecodedBlocks = decoded
+	}
+	tb, err := chessprobe.Open(topts, srcs...)
 	if err != nil {
 		return err
 	}
@@ -325,6 +341,12 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 			"block_cache": func() any {
 				used, peak := tb.Cache.Stats()
 				return map[string]int64{"used_bytes": used, "peak_bytes": peak, "budget_bytes": cfg.cacheSize}
+			},
+			"decoded_cache": func() any {
+				if decoded == nil {
+					return nil
+				}
+				return decoded.Stats()
 			},
 		},
 		Logger: logger,

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,5 +117,64 @@ func BenchmarkRemount(b *testing.B) {
 		})
 		pass("fill", func(int) mountConfig { c := cfg; c.cacheDir = shared; return c })
 		pass("remount", func(int) mountConfig { c := cfg; c.cacheDir = shared; return c })
+	}
+}
+
+// TestDecodedCacheRemount: with --decoded-cache, a remount reads the
+// distance blocks the first mount decoded from that directory instead of
+// decoding their LZMA again, and gives the same answer, the reference
+// prober's (seedDTM); a remount over damaged files there decodes afresh
+// and still answers right.
+func TestDecodedCacheRemount(t *testing.T) {
+	tablesDir := testenv.Testdata(t, "chesstb")
+	decoded := t.TempDir()
+	type tierStats struct{ Hits, Misses, Stores int64 }
+	mountAndRead := func() tierStats {
+		t.Helper()
+		mnt, p := startMount(t, nil, "--tables", tablesDir, "--decoded-cache", decoded, "--decoded-cache-size", "64MiB")
+		b, err := os.ReadFile(filepath.Join(mnt, "dtm", seedFEN))
+		if err != nil || string(b) != seedDTM {
+			t.Fatalf("dtm: %q, %v", b, err)
+		}
+		raw, err := os.ReadFile(filepath.Join(mnt, ".stats"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Counters struct {
+				Decoded *tierStats `json:"decoded_cache"`
+			} `json:"counters"`
+		}
+		if err := json.Unmarshal(raw, &s); err != nil || s.Counters.Decoded == nil {
+			t.Fatalf(".stats: %s (%v)", raw, err)
+		}
+		p.Cmd.Process.Signal(syscall.SIGTERM)
+		if code := p.Wait(t); code != 0 {
+			t.Fatalf("exit %d\n%s", code, p.Stderr)
+		}
+		return *s.Counters.Decoded
+	}
+	if first := mountAndRead(); first.Misses == 0 || first.Stores == 0 || first.Hits != 0 {
+		t.Fatalf("first mount over an empty directory: %+v, want misses and stores only", first)
+	}
+	if again := mountAndRead(); again.Hits == 0 || again.Misses != 0 || again.Stores != 0 {
+		t.Fatalf("remount: %+v, want every block read back and none decoded", again)
+	}
+	files, err := filepath.Glob(filepath.Join(decoded, "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files in the decoded cache (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)-1] ^= 0xff // the last byte of the LZ4 data
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if damaged := mountAndRead(); damaged.Hits != 0 || damaged.Misses == 0 {
+		t.Fatalf("remount over damaged files: %+v, want misses only", damaged)
 	}
 }

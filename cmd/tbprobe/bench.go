@@ -67,6 +67,7 @@ type benchOptions struct {
 	seed           uint64
 	parallel       int
 	wdlOnly        bool
+	coldOnly       bool
 	asJSON         bool
 }
 
@@ -90,6 +91,7 @@ func newBenchCmd() *cobra.Command {
 	fs.StringVar(&o.write, "write", "", "with --random, also write the positions to this file")
 	fs.IntVar(&o.parallel, "parallel", 1, "concurrent probers")
 	fs.BoolVar(&o.wdlOnly, "wdl", false, "probe the WDL class only, not every metric")
+	fs.BoolVar(&o.coldOnly, "cold-only", false, "make the cold pass only, so the whole process can be timed against a prober that makes one pass")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per pass")
 	return cmd
 }
@@ -151,7 +153,11 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 	// A bar on a terminal only: each pass's result line says the rest.
 	bar := progress.New(stderr, progress.Options{Unit: "probes"})
 	code := 0
-	for _, name := range []string{"cold", "warm"} {
+	passes := []string{"cold", "warm"}
+	if o.coldOnly {
+		passes = passes[:1]
+	}
+	for _, name := range passes {
 		probe := func(ctx context.Context, pos *chess.Position) error {
 			_, err := ts.tb.Probe(ctx, pos)
 			return err

@@ -78,6 +78,11 @@ func TestBenchFixtures(t *testing.T) {
 	if w, all := decodePasses(t, wdl.stdout)[0], decodePasses(t, res.stdout)[0]; w.Probes != 300 || w.Errors != 0 || w.Bytes >= all.Bytes {
 		t.Errorf("--wdl cold pass %+v; every metric read %d bytes", w, all.Bytes)
 	}
+	// --cold-only makes one pass, the cold one.
+	cold := runBin(t, "", nil, "bench", "--positions", file, "--json", "--cold-only")
+	if lines := strings.Split(strings.TrimSpace(cold.stdout), "\n"); cold.code != 0 || len(lines) != 1 || !strings.Contains(lines[0], `"pass":"cold"`) {
+		t.Errorf("--cold-only: exit %d, passes:\n%s", cold.code, cold.stdout)
+	}
 	res = runBin(t, "", nil, "bench")
 	if res.code != 2 {
 		t.Errorf("bench without positions: exit %d, want 2", res.code)

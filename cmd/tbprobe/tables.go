@@ -11,7 +11,6 @@ import (
 	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/lz4store"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
@@ -38,10 +37,8 @@ type tableFlags struct {
 	// beside the tables; noManifests ignores them (verify --manifest).
 	manifests   string
 	noManifests bool
-	// decodedDir keeps decoded blocks on disk across runs ("" for none),
-	// within decodedSize bytes.
-	decodedDir  string
-	decodedSize cli.Size
+	// decoded keeps decoded blocks on disk across runs.
+	decoded tables.DecodedCache
 }
 
 // register adds the shared flags to fs.
@@ -54,9 +51,7 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location, and a table found missing, answer which tables exist")
 	fs.StringVar(&tf.manifests, "manifests", "", "`DIR` of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
-	fs.StringVar(&tf.decodedDir, "decoded-cache", "", "`DIR` keeping decoded distance and pack blocks (LZ4) across runs, so a later run skips their LZMA decoding")
-	tf.decodedSize = 4 << 30
-	fs.Var(&tf.decodedSize, "decoded-cache-size", "`SIZE` of disk for --decoded-cache (e.g. 512MiB, 4GiB; binary units)")
+	tf.decoded.Register(fs)
 }
 
 // tableSet is an opened tablebase with the locations under it, kept so
@@ -108,11 +103,11 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 		ts.closers = append(ts.closers, m)
 		topts.Manifests = m
 	}
-	if tf.decodedDir != "" {
-		st, err := lz4store.Open(tf.decodedDir, int64(tf.decodedSize))
-		if err != nil {
-			return nil, fmt.Errorf("decoded-cache %s: %w", tf.decodedDir, err)
-		}
+	st, err := tf.decoded.Open()
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
 		topts.DecodedBlocks = st
 	}
 	both, err := chessprobe.Open(topts, ts.set.Sources()...)

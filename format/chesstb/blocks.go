@@ -38,6 +38,9 @@ type tableFile struct {
 	// names this table's blocks there.
 	decoded DecodedStore
 	keys    decodedKeys
+	// pool holds the buffers of decoded WDL blocks, shared by the
+	// Tablebase's files.
+	pool *blockPool
 }
 
 // checkChanged forgets the file when err says its object was replaced
@@ -56,21 +59,31 @@ func (t *tableFile) fileErr(block int64, err error) error {
 // readCompressed fetches the compressed bytes of block b of frame c and,
 // when the table has an integrity manifest, checks them against it.
 func (t *tableFile) readCompressed(ctx context.Context, c int, b uint64) ([]byte, error) {
-	buf, err := t.readCompressedRaw(ctx, c, b)
+	return t.readCompressedInto(ctx, c, b, nil)
+}
+
+// readCompressedInto is readCompressed into buf when it is large enough.
+func (t *tableFile) readCompressedInto(ctx context.Context, c int, b uint64, buf []byte) ([]byte, error) {
+	buf, err := t.readCompressedRaw(ctx, c, b, buf)
 	if err == nil && t.sums != nil {
 		err = t.sums.checkBlock(c, b, buf)
 	}
 	return buf, err
 }
 
-// readCompressedRaw fetches the compressed bytes of block b of frame c.
-func (t *tableFile) readCompressedRaw(ctx context.Context, c int, b uint64) ([]byte, error) {
+// readCompressedRaw fetches the compressed bytes of block b of frame c, into
+// buf when it is large enough.
+func (t *tableFile) readCompressedRaw(ctx context.Context, c int, b uint64, buf []byte) ([]byte, error) {
 	f := &t.hdr.frames[c]
 	lo, hi := f.offsets.get(b), f.offsets.get(b+1)
 	if hi < lo || hi > f.dataSize {
 		return nil, corruptf("block offsets %d..%d outside %d data bytes", lo, hi, f.dataSize)
 	}
-	buf := make([]byte, hi-lo)
+	if n := int(hi - lo); cap(buf) >= n {
+		buf = buf[:n]
+	} else {
+		buf = make([]byte, n)
+	}
 	n, err := t.obj.ReadAt(ctx, buf, f.dataOff+int64(lo), source.HintData)
 	t.checkChanged(err)
 	if n < len(buf) {
@@ -88,18 +101,29 @@ func (f *frame) skipBlock(b uint64) bool {
 	return f.offsets.get(b) == f.offsets.get(b+1)
 }
 
-// block returns decoded block b of frame c, through the shared cache.
-func (t *tableFile) block(ctx context.Context, c int, b uint64, decode func([]byte, uint64) ([]byte, error)) ([]byte, error) {
+// block returns decoded block b of frame c, through the shared cache, in a
+// buffer of the Tablebase's pool: decode fills out, the block's exact
+// length, from the compressed bytes. The block comes acquired; the caller
+// releases it once it no longer reads it.
+func (t *tableFile) block(ctx context.Context, c int, b uint64, decode func(comp, out []byte) error) (*pooledBlock, error) {
 	key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
 	if v, ok := t.cache.Peek(key); ok {
-		return v.([]byte), nil
+		return v.(*pooledBlock), nil
 	}
-	data, err := t.cache.Get(ctx, key, func() ([]byte, error) {
-		comp, err := t.readCompressed(ctx, c, b)
+	v, err := t.cache.GetValue(ctx, key, func() (any, int64, error) {
+		scratch := compScratch.Get().(*[]byte)
+		defer compScratch.Put(scratch)
+		comp, err := t.readCompressedInto(ctx, c, b, *scratch)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return decode(comp, t.hdr.frames[c].blockBytes(b))
+		*scratch = comp[:0]
+		out := t.pool.get(int(t.hdr.frames[c].blockBytes(b)))
+		if err := decode(comp, out); err != nil {
+			t.pool.put(out)
+			return nil, 0, err
+		}
+		return newPooledBlock(t.pool, out), int64(len(out)), nil
 	})
 	if err != nil {
 		var fe *FileError
@@ -108,8 +132,12 @@ func (t *tableFile) block(ctx context.Context, c int, b uint64, decode func([]by
 		}
 		return nil, err
 	}
-	return data, nil
+	return v.(*pooledBlock), nil
 }
+
+// compScratch holds buffers for compressed blocks that are decoded at once
+// (LZ4), so a decode allocates none.
+var compScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // Stored WDL codes: the five classes, the two boundary markers and ILLEGAL.
 const (
@@ -125,14 +153,14 @@ const (
 
 // blockMemo remembers the last few WDL blocks one probe read. A rebuild
 // reads dozens of children, mostly from the same few blocks; the memo spares
-// each read after the first the shared cache's lock, map and LRU update. A
-// decoded block never changes, so a remembered one stays right even if the
-// cache drops it meanwhile. The zero value is empty; a nil memo remembers
-// nothing.
+// each read after the first the shared cache's lock, map and LRU update. The
+// memo holds a reference to each block it remembers, so the block's buffer
+// stays the block's even if the cache drops it meanwhile; reset gives them
+// up. The zero value is empty; a nil memo remembers nothing.
 type blockMemo struct {
-	keys [8]blockcache.Key
-	data [8][]byte
-	next int
+	keys   [8]blockcache.Key
+	blocks [8]*pooledBlock
+	next   int
 }
 
 func (m *blockMemo) get(key blockcache.Key) ([]byte, bool) {
@@ -140,19 +168,31 @@ func (m *blockMemo) get(key blockcache.Key) ([]byte, bool) {
 		return nil, false
 	}
 	for i := range m.keys {
-		if m.keys[i] == key && m.data[i] != nil {
-			return m.data[i], true
+		if m.keys[i] == key && m.blocks[i] != nil {
+			return m.blocks[i].data, true
 		}
 	}
 	return nil, false
 }
 
-func (m *blockMemo) put(key blockcache.Key, data []byte) {
-	if m == nil {
-		return
+// put remembers pb, taking over the caller's reference to it.
+func (m *blockMemo) put(key blockcache.Key, pb *pooledBlock) {
+	if old := m.blocks[m.next]; old != nil {
+		old.release()
 	}
-	m.keys[m.next], m.data[m.next] = key, data
+	m.keys[m.next], m.blocks[m.next] = key, pb
 	m.next = (m.next + 1) % len(m.keys)
+}
+
+// reset forgets every block, releasing them.
+func (m *blockMemo) reset() {
+	for i, pb := range m.blocks {
+		if pb != nil {
+			pb.release()
+		}
+		m.blocks[i] = nil
+	}
+	m.next = 0
 }
 
 // readWDL returns the stored 4-bit code of cell idx in frame c, through
@@ -180,14 +220,18 @@ func (t *tableFile) readWDL(ctx context.Context, c int, idx uint64, memo *blockM
 		if f.skipBlock(b) {
 			return storedIllegal, nil
 		}
-		var err error
-		data, err = t.block(ctx, c, b, func(comp []byte, size uint64) ([]byte, error) {
-			return decodeLZ4(comp, f.dict, size)
+		pb, err := t.block(ctx, c, b, func(comp, out []byte) error {
+			return decodeLZ4Into(comp, f.dict, out)
 		})
 		if err != nil {
 			return 0, err
 		}
-		memo.put(key, data)
+		if memo == nil {
+			defer pb.release()
+		} else {
+			memo.put(key, pb)
+		}
+		data = pb.data
 	}
 	if off >= uint64(len(data)) {
 		return 0, t.fileErr(int64(b), corruptf("cell past the decoded block"))
@@ -232,6 +276,14 @@ func (t *tableFile) readRank(ctx context.Context, c int, idx uint64) (uint16, bo
 // decodeLZ4 decodes one WDL block, primed with the table's dictionary.
 func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
 	out := make([]byte, size)
+	if err := decodeLZ4Into(comp, dict, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeLZ4Into decodes one WDL block into out, which it must fill exactly.
+func decodeLZ4Into(comp, dict, out []byte) error {
 	var n int
 	var err error
 	if len(dict) > 0 {
@@ -240,12 +292,12 @@ func decodeLZ4(comp, dict []byte, size uint64) ([]byte, error) {
 		n, err = lz4.UncompressBlock(comp, out)
 	}
 	if err != nil {
-		return nil, corruptf("LZ4: %v", err)
+		return corruptf("LZ4: %v", err)
 	}
-	if uint64(n) != size {
-		return nil, corruptf("LZ4 block decoded to %d bytes, want %d", n, size)
+	if n != len(out) {
+		return corruptf("LZ4 block decoded to %d bytes, want %d", n, len(out))
 	}
-	return out, nil
+	return nil
 }
 
 // lzmaPropsSize is the length of the LZMA properties each block carries at

@@ -65,6 +65,12 @@ func verifyChecksum(ctx context.Context, obj source.Object) error {
 	return nil
 }
 
+// chunkBuffers holds checksumChunk-byte buffers for readInOrder.
+var chunkBuffers = sync.Pool{New: func() any {
+	b := make([]byte, checksumChunk)
+	return &b
+}}
+
 // readInOrder reads obj's first n bytes in checksumChunk pieces, up to
 // width reads in flight, and hands each piece to use in file order. The
 // width buffers are reused, so memory stays at width chunks.
@@ -74,7 +80,12 @@ func readInOrder(ctx context.Context, obj source.Object, n int64, width int, use
 		return buf[:min(checksumChunk, n-i*checksumChunk)]
 	}
 	if width <= 1 {
-		buf := make([]byte, checksumChunk)
+		// One buffer, from a pool: the checks of a Tablebase's tables
+		// run one after another, and a fresh megabyte for each (most
+		// tables are smaller) was most of a WDL pass's garbage.
+		bp := chunkBuffers.Get().(*[]byte)
+		defer chunkBuffers.Put(bp)
+		buf := *bp
 		for i := range chunks {
 			p := piece(i, buf)
 			if err := readFullAt(ctx, obj, p, i*checksumChunk, source.HintData, "while verifying the checksum"); err != nil {

@@ -49,12 +49,13 @@
 //
 // How a reader is added: give it a Kind (kindInfo has the magic, folder and
 // extension), read cells with tableFile.block(ctx, frame, block, decode),
-// whose decode function receives the compressed block and its expected
-// size and returns the decoded bytes to be cached (cache.go keeps one LRU of
-// decoded blocks under Options.BlockCacheBytes for every open table, and
-// decodes a block once however many probes want it). Return errors wrapped
-// by tableFile.fileErr so they name file and block, and wrap ErrCorrupt for
-// bad data.
+// whose decode function fills a buffer of the block's decoded size from the
+// compressed block (internal/blockcache keeps one LRU of decoded blocks
+// under Options.BlockCacheBytes for every open table, and decodes a block
+// once however many probes want it; the buffers come from the Tablebase's
+// pool, pool.go, and the block handed back is held until its release).
+// Return errors wrapped by tableFile.fileErr so they name file and block,
+// and wrap ErrCorrupt for bad data.
 //
 // How damage is kept from becoming a value: parseHeader validates every
 // frame header completely (flags, value maps, block counts, offsets, the

@@ -142,7 +142,7 @@ func FuzzParseHeader(f *testing.F) {
 			return
 		}
 		checkParsedLayout(t, h, obj.Size())
-		tf := &tableFile{id: 1, kind: k, name: "fuzz", obj: obj, cfg: cfg, hdr: h, cache: blockcache.New(8 << 20)}
+		tf := &tableFile{id: 1, kind: k, name: "fuzz", obj: obj, cfg: cfg, hdr: h, cache: blockcache.New(8 << 20), pool: &blockPool{}}
 		for c := range 2 {
 			fr := &h.frames[c]
 			if !fr.stored() || k.layered() || fr.blockSize > 1<<16 {

@@ -261,7 +261,7 @@ func (p *prober) reset(ctx context.Context, tb *Tablebase) {
 	p.ctx, p.tb = ctx, tb
 	p.tabs = [len(p.tabs)]proberTable{}
 	p.tabNext = 0
-	p.wdlBlocks = blockMemo{}
+	p.wdlBlocks.reset()
 	p.packBlocks = packMemo{}
 	for i := range p.kids[:p.kidsTop] {
 		p.kids[i].valid = false

@@ -257,7 +257,7 @@ func (tb *Tablebase) Manifest(ctx context.Context, k Kind, material string) ([]b
 		}
 		m.blocks[c] = make([]uint64, f.blockCnt)
 		for b := range f.blockCnt {
-			comp, err := t.readCompressedRaw(ctx, c, b)
+			comp, err := t.readCompressedRaw(ctx, c, b, nil)
 			if err != nil {
 				return nil, t.fileErr(int64(b), err)
 			}

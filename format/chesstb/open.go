@@ -176,7 +176,7 @@ func (tb *Tablebase) prefetchCells(ctx context.Context, n *node, kinds []Kind) {
 		if b >= f.blockCnt || f.skipBlock(b) || seen[key] {
 			return false
 		}
-		if _, ok := t.cache.Peek(key); ok {
+		if t.cache.Has(key) {
 			return false
 		}
 		lo, hi := f.offsets.get(b), f.offsets.get(b+1)

@@ -3,6 +3,7 @@ package chesstb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/tbfs/tbfs/internal/blockcache"
 	"os"
 	"path/filepath"
@@ -486,5 +487,58 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 	}
 	if done := first.done.Load(); done >= int64(first.size) {
 		t.Errorf("the evicted block was decoded to its end (%d bytes) outside the budget", done)
+	}
+}
+
+// TestPooledWDLBlocksUnderEviction asks 8 goroutines at once for the WDL
+// class of the fixture oracle rows through a budget of a few blocks, so
+// nearly every read evicts a block whose buffer goes back to the pool and
+// into the next decode while rebuilds still read their remembered blocks.
+// The oracle's WDL is the arbiter: a buffer reused while a probe held it
+// would give another block's codes.
+func TestPooledWDLBlocksUnderEviction(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
+	if raceEnabled {
+		rows = sample(rows, 120)
+	}
+	type want struct {
+		pos chess.Position
+		wdl int
+	}
+	wants := make([]want, len(rows))
+	for i, r := range rows {
+		wants[i].pos = r.position(t)
+		wants[i].wdl, _, _, _, _ = r.expected(t)
+	}
+	const budget = 200 << 10
+	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range wants {
+				w := &wants[(i+g*53)%len(wants)]
+				pos := w.pos
+				got, err := tb.WDL(ctx, &pos)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got != w.wdl {
+					errs <- fmt.Errorf("%s: WDL %d, the reference's %d", pos.FEN(), got, w.wdl)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if used, peak := tb.CacheStats(); used > budget || peak > budget {
+		t.Errorf("cache held %d bytes (peak %d) over the %d budget", used, peak, budget)
 	}
 }

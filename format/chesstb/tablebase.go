@@ -68,6 +68,7 @@ type Tablebase struct {
 	cache *blockcache.Cache
 	opts  Options
 	bg    *background // checksums running on their own
+	pool  *blockPool  // buffers of decoded WDL blocks
 
 	mu     sync.RWMutex
 	tables map[tableKey]*tableSlot
@@ -161,6 +162,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		opts:   opts,
 		cache:  cache,
 		bg:     newBackground(),
+		pool:   &blockPool{},
 		tables: make(map[tableKey]*tableSlot),
 	}, nil
 }
@@ -296,5 +298,5 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 		return nil, &FileError{File: name, Block: -1, Err: err}
 	}
 	return &tableFile{id: blockcache.NewFileID(), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache,
-		decoded: tb.opts.DecodedBlocks}, nil
+		decoded: tb.opts.DecodedBlocks, pool: tb.pool}, nil
 }

@@ -31,6 +31,19 @@ func NewFileID() uint64 { return lastFileID.Add(1) }
 // block decoded lazily stops growing its budget charge once it is out).
 type Evictable interface{ MarkEvicted() }
 
+// Shared is a cached value whose memory is reused once nobody holds it (a
+// block in a pooled buffer), so the cache counts its holders for it. The
+// value decode returns carries one reference, the cache's own, which the
+// cache gives up with MarkEvicted when it drops the value. Before Get,
+// GetValue or Peek hands a Shared value out it calls Acquire under its lock,
+// so a value is never handed out after the cache let it go; the caller
+// owes one release (the value's own method) per value handed to it. A value
+// too large to cache is handed out with the cache's reference instead.
+type Shared interface {
+	Evictable
+	Acquire()
+}
+
 // Cache is the shared budget of decoded blocks. It is safe for concurrent use.
 type Cache struct {
 	mu    sync.Mutex
@@ -74,23 +87,44 @@ func (c *Cache) Get(ctx context.Context, key Key, decode func() ([]byte, error))
 // GetValue is Get for a block kept in a decoded form other than its bytes (a
 // parsed block with an index, say); decode also reports how many bytes that
 // form holds, which is what the budget counts. The returned value must not
-// be modified.
+// be modified; a Shared value comes acquired for the caller.
 func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64, error)) (any, error) {
-	c.mu.Lock()
-	if e, ok := c.items[key]; ok {
+	for {
+		c.mu.Lock()
+		e, ok := c.items[key]
+		if !ok {
+			break // c.mu stays locked for the decode's entry
+		}
 		if e.elem != nil {
+			// Cached, so decoded.
 			c.lru.MoveToFront(e.elem)
+			acquire(e.val)
+			c.mu.Unlock()
+			return e.val, nil
 		}
 		c.mu.Unlock()
-		if e.done.Load() {
-			return e.val, e.err
+		if !e.done.Load() {
+			select {
+			case <-e.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
-		select {
-		case <-e.ready:
-			return e.val, e.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if e.err != nil {
+			return nil, e.err
 		}
+		if _, shared := e.val.(Shared); !shared {
+			return e.val, nil
+		}
+		// A Shared value is handed out only while cached: take it
+		// from the cache, or decode it again if the cache already let it go.
+		c.mu.Lock()
+		if c.items[key] == e && e.elem != nil {
+			acquire(e.val)
+			c.mu.Unlock()
+			return e.val, nil
+		}
+		c.mu.Unlock()
 	}
 	e := &entry{key: key, ready: make(chan struct{})}
 	c.items[key] = e
@@ -103,7 +137,8 @@ func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64
 	e.size = size + entryOverhead
 	if err != nil || e.size > c.max {
 		// Failures are not remembered (a transport error may clear), and a
-		// block larger than the whole budget is handed out uncached.
+		// block larger than the whole budget is handed out uncached, with
+		// the cache's reference when it is Shared.
 		delete(c.items, key)
 	} else {
 		for c.used+e.size > c.max {
@@ -112,6 +147,7 @@ func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64
 		e.elem = c.lru.PushFront(e)
 		c.used += e.size
 		c.peak = max(c.peak, c.used)
+		acquire(val)
 	}
 	c.mu.Unlock()
 	e.done.Store(true)
@@ -119,8 +155,16 @@ func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64
 	return val, err
 }
 
+// acquire takes a reference to v for a caller when v is Shared.
+func acquire(v any) {
+	if s, ok := v.(Shared); ok {
+		s.Acquire()
+	}
+}
+
 // Peek returns a cached, fully decoded block without arranging a decode:
-// the allocation-free path of a hit.
+// the allocation-free path of a hit. A Shared value comes acquired for the
+// caller.
 func (c *Cache) Peek(key Key) (any, bool) {
 	c.mu.Lock()
 	e, ok := c.items[key]
@@ -129,8 +173,19 @@ func (c *Cache) Peek(key Key) (any, bool) {
 		return nil, false
 	}
 	c.lru.MoveToFront(e.elem)
+	acquire(e.val)
 	c.mu.Unlock()
 	return e.val, true
+}
+
+// Has reports whether key's block is cached and fully decoded, without
+// handing it out (so a Shared value is not acquired) or making it more
+// recently used.
+func (c *Cache) Has(key Key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	return ok && e.elem != nil
 }
 
 // Resize adds delta bytes to the size of the cached block val under key, a

@@ -102,3 +102,98 @@ func TestDropFileTellsEvictable(t *testing.T) {
 		t.Error("NewFileID repeated an id")
 	}
 }
+
+// counted is a Shared value that records its references.
+type counted struct{ refs atomic.Int32 }
+
+func newCounted() *counted {
+	c := &counted{}
+	c.refs.Store(1) // the cache's
+	return c
+}
+func (c *counted) Acquire()     { c.refs.Add(1) }
+func (c *counted) MarkEvicted() { c.refs.Add(-1) }
+func (c *counted) release()     { c.refs.Add(-1) }
+
+// The arbiter is the Shared contract: every value handed out carries one
+// reference for its caller, the cache gives up its own exactly once when it
+// drops the value, and a value nobody holds any more has no reference left.
+func TestSharedValuesAreCounted(t *testing.T) {
+	ctx := context.Background()
+	c := New(10 + entryOverhead) // room for one value
+	a := newCounted()
+	get := func(key Key, v *counted) *counted {
+		t.Helper()
+		got, err := c.GetValue(ctx, key, func() (any, int64, error) { return v, 10, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.(*counted)
+	}
+	first := get(Key{File: 6}, a) // decoded: the cache's reference and the caller's
+	if n := a.refs.Load(); n != 2 {
+		t.Fatalf("after the decode %d references, want 2", n)
+	}
+	again := get(Key{File: 6}, nil) // a hit
+	peeked, ok := c.Peek(Key{File: 6})
+	if !ok || again != a || peeked.(*counted) != a {
+		t.Fatal("the cached value was not handed out")
+	}
+	if n := a.refs.Load(); n != 4 {
+		t.Fatalf("after a hit and a peek %d references, want 4", n)
+	}
+	if !c.Has(Key{File: 6}) || a.refs.Load() != 4 {
+		t.Fatalf("Has: cached %v, %d references (it must take none)", c.Has(Key{File: 6}), a.refs.Load())
+	}
+	b := newCounted()
+	get(Key{File: 6, Block: 1}, b).release() // evicts a
+	if n := a.refs.Load(); n != 3 {
+		t.Fatalf("after its eviction %d references, want the 3 callers'", n)
+	}
+	first.release()
+	again.release()
+	peeked.(*counted).release()
+	if n := a.refs.Load(); n != 0 {
+		t.Errorf("released by everyone, %d references left", n)
+	}
+	// Too large to cache: handed out with the cache's reference, never
+	// acquired twice.
+	big := newCounted()
+	if _, err := c.GetValue(ctx, Key{File: 7}, func() (any, int64, error) { return big, 1 << 20, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := big.refs.Load(); n != 1 {
+		t.Errorf("an uncached value has %d references, want its caller's 1", n)
+	}
+	c.DropFile(6)
+	if n := b.refs.Load(); n != 0 {
+		t.Errorf("a dropped value nobody holds has %d references", n)
+	}
+}
+
+// Waiters of one decode each get their own reference.
+func TestSharedWaitersAreCounted(t *testing.T) {
+	c := New(1 << 20)
+	v := newCounted()
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	got := make([]any, 8)
+	for i := range got {
+		wg.Go(func() {
+			got[i], _ = c.GetValue(context.Background(), Key{File: 8}, func() (any, int64, error) {
+				<-release
+				return v, 10, nil
+			})
+		})
+	}
+	close(release)
+	wg.Wait()
+	for i, g := range got {
+		if g != v {
+			t.Fatalf("caller %d got %v", i, g)
+		}
+	}
+	if n := v.refs.Load(); n != 1+int32(len(got)) {
+		t.Errorf("%d references, want the cache's and %d callers'", n, len(got))
+	}
+}

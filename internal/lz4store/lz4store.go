@@ -22,11 +22,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -53,6 +55,21 @@ type Store struct {
 	used  int64
 	lru   list.List // of *entry, most recently used at the front
 	files map[string]*entry
+
+	hits, misses, stores atomic.Int64
+}
+
+// Stats counts what a Store did since it was opened.
+type Stats struct {
+	Hits   int64 `json:"hits"`   // Loads that returned a block
+	Misses int64 `json:"misses"` // Loads that did not (absent, damaged or another key's)
+	Stores int64 `json:"stores"` // blocks written
+	Used   int64 `json:"used_bytes"`
+}
+
+// Stats returns the store's counters and the bytes of files it holds.
+func (s *Store) Stats() Stats {
+	return Stats{Hits: s.hits.Load(), Misses: s.misses.Load(), Stores: s.stores.Load(), Used: s.Used()}
 }
 
 type entry struct {
@@ -137,14 +154,24 @@ var errMismatch = errors.New("lz4store: file does not hold the block")
 // Load returns the block stored under key, of exactly size bytes, into a
 // new slice; ok is false when the store does not hold it whole and intact.
 func (s *Store) Load(key string, size int) (data []byte, ok bool) {
+	defer func() {
+		if ok {
+			s.hits.Add(1)
+		} else {
+			s.misses.Add(1)
+		}
+	}()
 	if size < 0 || size > maxBlock {
 		return nil, false
 	}
 	name := fileName(key)
-	raw, err := os.ReadFile(filepath.Join(s.dir, name))
+	scratch := fileScratch.Get().(*[]byte)
+	defer fileScratch.Put(scratch)
+	raw, err := readFile(filepath.Join(s.dir, name), *scratch)
 	if err != nil {
 		return nil, false
 	}
+	*scratch = raw[:0]
 	data, err = decodeFile(raw, key, size)
 	if err != nil {
 		// A damaged or foreign file: drop it so the block is stored anew.
@@ -159,6 +186,35 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 	now := time.Now()
 	os.Chtimes(filepath.Join(s.dir, name), now, now) // the order across restarts
 	return data, true
+}
+
+// fileScratch holds buffers for the files Load reads: their bytes are
+// needed only until the block is decompressed out of them.
+var fileScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// readFile reads the file at path into buf, grown when too small.
+func readFile(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := info.Size()
+	if n > maxBlock+1<<20 {
+		return nil, errMismatch // no block file is that large
+	}
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
 
 // decodeFile checks raw, the content of a block file, against key and size
@@ -233,6 +289,7 @@ func (s *Store) Store(key string, data []byte) error {
 	s.forgetLocked(name)
 	s.evictLocked(int64(len(buf)))
 	s.addLocked(name, int64(len(buf)))
+	s.stores.Add(1)
 	return nil
 }
 

@@ -197,3 +197,22 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// TestStats: the counters count what Load and Store did, as their own
+// results say (a block returned, a miss, a block written).
+func TestStats(t *testing.T) {
+	s := open(t, t.TempDir(), 1<<30)
+	b := block(4096, 3)
+	s.Load("k", len(b)) // absent
+	if err := s.Store("k", b); err != nil {
+		t.Fatal(err)
+	}
+	s.Load("k", len(b)) // present
+	if st := s.Stats(); st.Used != s.Used() || st.Used == 0 {
+		t.Errorf("stats %+v, want the bytes held", st)
+	}
+	s.Load("k", len(b)-1) // another size: a miss
+	if st := s.Stats(); st.Hits != 1 || st.Misses != 2 || st.Stores != 1 {
+		t.Errorf("stats %+v, want 1 hit, 2 misses, 1 store", st)
+	}
+}
