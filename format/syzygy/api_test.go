@@ -230,9 +230,9 @@ func TestSharedCache(t *testing.T) {
 	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
 	ctx := context.Background()
 	for _, r := range rows {
-		pos := mustFEN(t, r.fen)
-		if got, err := tb.WDL(ctx, &pos); err != nil || got != tableWDL(r.wdl, r.dtz) {
-			t.Fatalf("line %d: %d, %v", r.line, got, err)
+		pos := mustFEN(t, r.FEN)
+		if got, err := tb.WDL(ctx, &pos); err != nil || got != tableWDL(r.WDL, r.DTZ) {
+			t.Fatalf("line %d: %d, %v", r.Line, got, err)
 		}
 	}
 	used, peak := tb.CacheStats()
@@ -257,18 +257,18 @@ func TestConcurrentProbes(t *testing.T) {
 		wg.Go(func() {
 			for i := g; i < len(rows); i += 2 {
 				r := rows[i]
-				pos, err := chess.ParseFEN(r.fen)
+				pos, err := chess.ParseFEN(r.FEN)
 				if err != nil {
 					errs <- err
 					return
 				}
 				d, err := tb.DTZ(ctx, &pos)
-				want := sign(r.wdl) * r.dtz
+				want := sign(r.WDL) * r.DTZ
 				if pos.IsCheckmate() {
 					want = -1
 				}
 				if err != nil || d != want {
-					errs <- errors.Join(err, errors.New(r.fen))
+					errs <- errors.Join(err, errors.New(r.FEN))
 					return
 				}
 			}

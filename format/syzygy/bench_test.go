@@ -17,8 +17,8 @@ func benchPositions(b *testing.B) (*Tablebase, []chess.Position) {
 	rows := readOracle(b, testenv.Shared(b, "syzygy", "oracle", "probe.tsv"))
 	var ps []chess.Position
 	for _, r := range rows {
-		if !r.terminal() {
-			ps = append(ps, mustFEN(b, r.fen))
+		if !r.Terminal() {
+			ps = append(ps, mustFEN(b, r.FEN))
 		}
 	}
 	return openDir(b, tables), ps

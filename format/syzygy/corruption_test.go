@@ -71,23 +71,23 @@ func TestCorruptTables(t *testing.T) {
 				}
 				wrong := 0
 				for _, r := range rows {
-					pos := mustFEN(t, r.fen)
+					pos := mustFEN(t, r.FEN)
 					w, werr := tb.WDL(ctx, &pos)
 					d, derr := tb.DTZ(ctx, &pos)
 					root, rerr := tb.Root(ctx, &pos)
 					if skip {
 						continue
 					}
-					wantD := sign(r.wdl) * r.dtz
+					wantD := sign(r.WDL) * r.DTZ
 					if pos.IsCheckmate() {
 						wantD = -1
 					}
-					if !okOrCorrupt(werr, w == tableWDL(r.wdl, r.dtz)) ||
+					if !okOrCorrupt(werr, w == tableWDL(r.WDL, r.DTZ)) ||
 						!okOrCorrupt(derr, d == wantD) ||
-						!okOrCorrupt(rerr, r.terminal() || (root.WDL == r.wdl && root.DTZ == r.dtz && (r.wdl == 0 || root.Best.UCI() == r.best))) {
+						!okOrCorrupt(rerr, r.Terminal() || (root.WDL == r.WDL && root.DTZ == r.DTZ && (r.WDL == 0 || root.Best.UCI() == r.Best))) {
 						wrong++
 						if wrong < 5 {
-							t.Errorf("%s byte %d: line %d %s: WDL %d %v, DTZ %d %v, root %d/%d %v %v", file, at, r.line, r.fen, w, werr, d, derr, root.WDL, root.DTZ, root.Best, rerr)
+							t.Errorf("%s byte %d: line %d %s: WDL %d %v, DTZ %d %v, root %d/%d %v %v", file, at, r.Line, r.FEN, w, werr, d, derr, root.WDL, root.DTZ, root.Best, rerr)
 						}
 					}
 				}
@@ -123,7 +123,7 @@ func TestSharedCorruptTables(t *testing.T) {
 		mat := file[:len(file)-5]
 		var rows []oracleRow
 		for _, r := range all {
-			pos := mustFEN(t, r.fen)
+			pos := mustFEN(t, r.FEN)
 			if m, _ := materialOf(&pos).canonical(); m.name() == mat {
 				rows = append(rows, r)
 			}
@@ -152,20 +152,20 @@ func TestSharedCorruptTables(t *testing.T) {
 			}
 			wrong, corrupt := 0, 0
 			for _, r := range rows {
-				pos := mustFEN(t, r.fen)
+				pos := mustFEN(t, r.FEN)
 				w, werr := tb.WDL(ctx, &pos)
 				d, derr := tb.DTZ(ctx, &pos)
-				wantD := sign(r.wdl) * r.dtz
+				wantD := sign(r.WDL) * r.DTZ
 				if pos.IsCheckmate() {
 					wantD = -1
 				}
 				if werr != nil || derr != nil {
 					corrupt++
 				}
-				if !okOrCorrupt(werr, w == tableWDL(r.wdl, r.dtz)) || !okOrCorrupt(derr, d == wantD) {
+				if !okOrCorrupt(werr, w == tableWDL(r.WDL, r.DTZ)) || !okOrCorrupt(derr, d == wantD) {
 					wrong++
 					if wrong < 5 {
-						t.Errorf("%s byte %d: line %d %s: WDL %d %v, DTZ %d %v", file, at, r.line, r.fen, w, werr, d, derr)
+						t.Errorf("%s byte %d: line %d %s: WDL %d %v, DTZ %d %v", file, at, r.Line, r.FEN, w, werr, d, derr)
 					}
 				}
 			}

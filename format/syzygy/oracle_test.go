@@ -1,83 +1,22 @@
 package syzygy
 
 import (
-	"bufio"
 	"context"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
-// oracleMove is one entry of an oracle row's moves column: Fathom's
-// per-move values at the root clock.
-type oracleMove struct {
-	uci      string
-	wdl, dtz int
-}
-
 // oracleRow is one line of probe.tsv, written by Fathom (the arbiter of
-// every value test here; see ../shared/syzygy/README.md).
-type oracleRow struct {
-	line     int
-	fen      string
-	wdl, dtz int
-	best     string
-	moves    []oracleMove
-}
+// every value test here; see ../shared/syzygy/README.md), as
+// internal/syzygyoracle reads it for every package that sweeps it.
+type oracleRow = syzygyoracle.Row
 
-func (r oracleRow) terminal() bool { return r.best == "-" }
-
-func readOracle(t testing.TB, path string) []oracleRow {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []oracleRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line == 1 {
-			continue
-		}
-		c := strings.Split(sc.Text(), "\t")
-		if len(c) != 5 {
-			t.Fatalf("%s:%d: %d columns", path, line, len(c))
-		}
-		r := oracleRow{line: line, fen: c[0], best: c[3]}
-		r.wdl, err = strconv.Atoi(c[1])
-		if err == nil {
-			r.dtz, err = strconv.Atoi(c[2])
-		}
-		if err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		if c[4] != "-" {
-			for _, f := range strings.Fields(c[4]) {
-				p := strings.Split(f, ":")
-				w, err1 := strconv.Atoi(p[1])
-				d, err2 := strconv.Atoi(p[2])
-				if len(p) != 3 || err1 != nil || err2 != nil {
-					t.Fatalf("%s:%d: bad move %q", path, line, f)
-				}
-				r.moves = append(r.moves, oracleMove{p[0], w, d})
-			}
-		}
-		rows = append(rows, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
+// readOracle reads an oracle file of probe.tsv's form.
+func readOracle(t testing.TB, path string) []oracleRow { return syzygyoracle.Read(t, path) }
 
 // tableWDL is the table WDL (clock 0) that an oracle wdl at some clock and
 // its DTZ imply: the table is cursed exactly when |DTZ| > 100.
@@ -148,28 +87,28 @@ func checkWDLRows(t *testing.T, tb *Tablebase, rows []oracleRow) {
 	ctx := context.Background()
 	bad := 0
 	for _, r := range rows {
-		pos := mustFEN(t, r.fen)
-		want := tableWDL(r.wdl, r.dtz)
+		pos := mustFEN(t, r.FEN)
+		want := tableWDL(r.WDL, r.DTZ)
 		got, err := tb.WDL(ctx, &pos)
 		if err != nil || got != want {
 			bad++
 			if bad < 20 {
-				t.Errorf("line %d %s: WDL = %d, %v; oracle implies %d", r.line, r.fen, got, err, want)
+				t.Errorf("line %d %s: WDL = %d, %v; oracle implies %d", r.Line, r.FEN, got, err, want)
 			}
 			continue
 		}
-		for _, m := range r.moves {
-			mv, err := pos.ParseMove(m.uci)
+		for _, m := range r.Moves {
+			mv, err := pos.ParseMove(m.UCI)
 			if err != nil {
-				t.Fatalf("line %d: %v", r.line, err)
+				t.Fatalf("line %d: %v", r.Line, err)
 			}
 			child := pos.Play(mv)
-			want := -tableWDL(m.wdl, m.dtz)
+			want := -tableWDL(m.WDL, m.DTZ)
 			got, err := tb.WDL(ctx, &child)
 			if err != nil || got != want {
 				bad++
 				if bad < 20 {
-					t.Errorf("line %d %s after %s: WDL = %d, %v; oracle implies %d", r.line, r.fen, m.uci, got, err, want)
+					t.Errorf("line %d %s after %s: WDL = %d, %v; oracle implies %d", r.Line, r.FEN, m.UCI, got, err, want)
 				}
 			}
 		}
@@ -211,21 +150,21 @@ func checkDTZRows(t *testing.T, tb *Tablebase, rows []oracleRow) {
 		}
 	}
 	for _, r := range rows {
-		pos := mustFEN(t, r.fen)
-		want := sign(r.wdl) * r.dtz
+		pos := mustFEN(t, r.FEN)
+		want := sign(r.WDL) * r.DTZ
 		if pos.IsCheckmate() {
 			want = -1
 		}
 		compared++
 		got, err := tb.DTZ(ctx, &pos)
 		if err != nil || got != want {
-			report("line %d %s: DTZ = %d, %v; oracle %d", r.line, r.fen, got, err, want)
+			report("line %d %s: DTZ = %d, %v; oracle %d", r.Line, r.FEN, got, err, want)
 			continue
 		}
-		for _, m := range r.moves {
-			mv, err := pos.ParseMove(m.uci)
+		for _, m := range r.Moves {
+			mv, err := pos.ParseMove(m.UCI)
 			if err != nil {
-				t.Fatalf("line %d: %v", r.line, err)
+				t.Fatalf("line %d: %v", r.Line, err)
 			}
 			if pos.IsZeroing(mv) {
 				continue
@@ -235,13 +174,13 @@ func checkDTZRows(t *testing.T, tb *Tablebase, rows []oracleRow) {
 			switch {
 			case child.IsCheckmate():
 				want = -1
-			case m.dtz != 0:
-				want = -sign(m.wdl) * (m.dtz - 1)
+			case m.DTZ != 0:
+				want = -sign(m.WDL) * (m.DTZ - 1)
 			}
 			compared++
 			got, err := tb.DTZ(ctx, &child)
 			if err != nil || got != want {
-				report("line %d %s after %s: DTZ = %d, %v; oracle implies %d", r.line, r.fen, m.uci, got, err, want)
+				report("line %d %s after %s: DTZ = %d, %v; oracle implies %d", r.Line, r.FEN, m.UCI, got, err, want)
 			}
 		}
 	}
@@ -271,46 +210,46 @@ func checkRootRows(t *testing.T, tb *Tablebase, rows []oracleRow) {
 		}
 	}
 	for _, r := range rows {
-		pos := mustFEN(t, r.fen)
+		pos := mustFEN(t, r.FEN)
 		got, err := tb.Root(ctx, &pos)
 		if err != nil {
-			report("line %d %s: %v", r.line, r.fen, err)
+			report("line %d %s: %v", r.Line, r.FEN, err)
 			continue
 		}
-		if r.terminal() {
-			mate := r.wdl == -2
-			if got.Checkmate != mate || got.Stalemate == mate || len(got.Moves) != 0 || got.WDL != r.wdl || got.DTZ != 0 || got.Best != chess.NoMove {
-				report("line %d %s: terminal %+v; oracle wdl %d", r.line, r.fen, got, r.wdl)
+		if r.Terminal() {
+			mate := r.WDL == -2
+			if got.Checkmate != mate || got.Stalemate == mate || len(got.Moves) != 0 || got.WDL != r.WDL || got.DTZ != 0 || got.Best != chess.NoMove {
+				report("line %d %s: terminal %+v; oracle wdl %d", r.Line, r.FEN, got, r.WDL)
 			}
 			continue
 		}
-		if got.WDL != r.wdl || got.DTZ != r.dtz || got.Checkmate || got.Stalemate {
-			report("line %d %s: root %d/%d; oracle %d/%d", r.line, r.fen, got.WDL, got.DTZ, r.wdl, r.dtz)
+		if got.WDL != r.WDL || got.DTZ != r.DTZ || got.Checkmate || got.Stalemate {
+			report("line %d %s: root %d/%d; oracle %d/%d", r.Line, r.FEN, got.WDL, got.DTZ, r.WDL, r.DTZ)
 		}
-		if len(got.Moves) != len(r.moves) {
-			report("line %d %s: %d moves; oracle %d", r.line, r.fen, len(got.Moves), len(r.moves))
+		if len(got.Moves) != len(r.Moves) {
+			report("line %d %s: %d moves; oracle %d", r.Line, r.FEN, len(got.Moves), len(r.Moves))
 			continue
 		}
 		drawing := map[string]bool{}
-		for i, m := range r.moves {
+		for i, m := range r.Moves {
 			g := got.Moves[i]
-			if g.Move.UCI() != m.uci || g.WDL != m.wdl || g.DTZ != m.dtz {
-				report("line %d %s: move %d %s:%d:%d; oracle %s:%d:%d", r.line, r.fen, i, g.Move.UCI(), g.WDL, g.DTZ, m.uci, m.wdl, m.dtz)
+			if g.Move.UCI() != m.UCI || g.WDL != m.WDL || g.DTZ != m.DTZ {
+				report("line %d %s: move %d %s:%d:%d; oracle %s:%d:%d", r.Line, r.FEN, i, g.Move.UCI(), g.WDL, g.DTZ, m.UCI, m.WDL, m.DTZ)
 			}
-			if m.dtz == 0 {
-				drawing[m.uci] = true
+			if m.DTZ == 0 {
+				drawing[m.UCI] = true
 			}
 		}
-		if r.wdl == 0 {
+		if r.WDL == 0 {
 			draws++
 			if !drawing[got.Best.UCI()] {
-				report("line %d %s: best %s is not a drawing move", r.line, r.fen, got.Best.UCI())
+				report("line %d %s: best %s is not a drawing move", r.Line, r.FEN, got.Best.UCI())
 			}
-			if got.Best.UCI() == r.best {
+			if got.Best.UCI() == r.Best {
 				sameDraw++
 			}
-		} else if got.Best.UCI() != r.best {
-			report("line %d %s: best %s; oracle %s", r.line, r.fen, got.Best.UCI(), r.best)
+		} else if got.Best.UCI() != r.Best {
+			report("line %d %s: best %s; oracle %s", r.Line, r.FEN, got.Best.UCI(), r.Best)
 		}
 	}
 	if bad > 0 {
