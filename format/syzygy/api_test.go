@@ -12,6 +12,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -248,7 +249,7 @@ func TestConcurrentProbes(t *testing.T) {
 	tb := openDir(t, testenv.Testdata(t, "syzygy"))
 	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
 	if raceEnabled {
-		rows = sampleRows(rows, 200)
+		rows = chesstboracle.Sample(rows, 200, true)
 	}
 	ctx := context.Background()
 	var wg sync.WaitGroup

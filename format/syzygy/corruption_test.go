@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
@@ -46,7 +47,7 @@ func copyFixtures(t *testing.T, file string, flips ...int) string {
 func TestCorruptTables(t *testing.T) {
 	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
 	if raceEnabled {
-		rows = sampleRows(rows, 150)
+		rows = chesstboracle.Sample(rows, 150, true)
 	}
 	ctx := context.Background()
 	for _, file := range []string{"KPvK.rtbw", "KPvK.rtbz", "KRvKR.rtbw", "KQvK.rtbz"} {
@@ -129,7 +130,7 @@ func TestSharedCorruptTables(t *testing.T) {
 			}
 		}
 		if raceEnabled {
-			rows = sampleRows(rows, 20)
+			rows = chesstboracle.Sample(rows, 20, true)
 		}
 		orig, err := os.ReadFile(filepath.Join(shared, file))
 		if err != nil {

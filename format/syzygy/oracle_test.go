@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -53,21 +54,9 @@ func sharedRows(t *testing.T) (*Tablebase, []oracleRow) {
 	tables := testenv.Shared(t, "syzygy", "tables")
 	rows := readOracle(t, testenv.Shared(t, "syzygy", "oracle", "probe.tsv"))
 	if raceEnabled {
-		rows = sampleRows(rows, 600)
+		rows = chesstboracle.Sample(rows, 600, true)
 	}
 	return openDir(t, tables), rows
-}
-
-func sampleRows(rows []oracleRow, n int) []oracleRow {
-	if len(rows) <= n {
-		return rows
-	}
-	var out []oracleRow
-	step := len(rows) / n
-	for i := 0; i < len(rows); i += step {
-		out = append(out, rows[i])
-	}
-	return out
 }
 
 func mustFEN(t testing.TB, fen string) chess.Position {
