@@ -671,3 +671,61 @@ func TestUnsafePlugins(t *testing.T) {
 		}
 	})
 }
+
+// TestNoSocketLeftBehind: a plugin process killed for failing cannot remove
+// its own socket. After a crash, the restart it causes and Close, the host
+// has left nothing in the temporary directory: no socket, no directory.
+func TestNoSocketLeftBehind(t *testing.T) {
+	dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+	data := t.TempDir()
+	content := bytes.Repeat([]byte("socket hygiene\n"), 100)
+	writeFile(t, data, "a.bin", content)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+
+	h := host.New(host.Options{})
+	if err := h.Discover(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Plugin("faulty")
+	if p == nil {
+		t.Fatalf("faulty plugin not usable: %+v", h.Infos())
+	}
+	ctx := context.Background()
+	src, err := p.OpenURL(ctx, "faulty://"+data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := src.Open(ctx, "a.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := p.PID()
+	if pid == 0 {
+		t.Fatal("no plugin process after open")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The first read may meet the dead connection; one after it runs on a
+	// restarted process.
+	_, _ = readAt(ctx, obj, 10, 0)
+	if got, err := readAt(ctx, obj, 10, 0); err != nil || !bytes.Equal(got, content[:10]) {
+		t.Fatalf("read after the restart: %q, %v", got, err)
+	}
+	if st := p.Stats(); st.Restarts != 1 {
+		t.Fatalf("stats %+v, want one restart", st)
+	}
+	obj.Close()
+	src.Close()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in the temporary directory after Close: %s", e.Name())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -48,13 +49,13 @@ type Plugin struct {
 	schemes []string
 
 	mu         sync.Mutex
-	proc       *plugin.Client
-	cmd        *exec.Cmd
+	proc       *process // the running process, nil when none runs
 	rpc        *plugins.Client
 	gen        uint64
 	lastFailed bool // the last process failed; the next start is a restart
 	closed     bool
-	starting   *startRound // the start in progress, if any
+	starting   *startRound    // the start in progress, if any
+	stops      sync.WaitGroup // processes being stopped after a failure
 
 	starts, restarts, failures, calls, callErrors atomic.Int64
 }
@@ -86,10 +87,10 @@ func (p *Plugin) Stats() Stats {
 func (p *Plugin) PID() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.proc == nil || p.proc.Exited() || p.cmd.Process == nil {
+	if p.proc == nil || p.proc.client.Exited() || p.proc.cmd.Process == nil {
 		return 0
 	}
-	return p.cmd.Process.Pid
+	return p.proc.cmd.Process.Pid
 }
 
 // Open opens a source for u, which must have one of the plugin's schemes.
@@ -113,10 +114,27 @@ func (p *Plugin) OpenURL(ctx context.Context, rawURL string) (source.Source, err
 	return p.Open(ctx, u)
 }
 
+// process is one running plugin process and the directory that holds its
+// gRPC socket.
+type process struct {
+	client  *plugin.Client
+	cmd     *exec.Cmd
+	sockDir string
+}
+
 // start runs a new plugin process and connects to it. The caller holds
 // p.mu or owns p exclusively.
-func (p *Plugin) start() (*plugin.Client, *exec.Cmd, *plugins.Client, error) {
+func (p *Plugin) start() (*process, *plugins.Client, error) {
+	// Each process puts its socket in a directory of its own, removed once
+	// the process is gone: a process killed for failing cannot remove its
+	// socket itself, and left to go-plugin every such kill would leave one
+	// behind in the system's temporary directory.
+	sockDir, err := os.MkdirTemp("", "tbfs-plugin-")
+	if err != nil {
+		return nil, nil, p.refused(fmt.Errorf("socket directory: %w", err))
+	}
 	cmd := exec.Command(p.path)
+	cmd.Env = []string{plugin.EnvUnixSocketDir + "=" + sockDir}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  plugins.Handshake,
 		Plugins:          plugin.PluginSet{plugins.PluginName: &plugins.Plugin{}},
@@ -138,24 +156,24 @@ func (p *Plugin) start() (*plugin.Client, *exec.Cmd, *plugins.Client, error) {
 	if p.checksum != nil {
 		cfg.SecureConfig = &plugin.SecureConfig{Checksum: p.checksum, Hash: sha256.New()}
 	}
-	c := plugin.NewClient(cfg)
+	proc := &process{client: plugin.NewClient(cfg), cmd: cmd, sockDir: sockDir}
 	p.starts.Add(1)
-	proto, err := c.Client()
+	proto, err := proc.client.Client()
 	if err != nil {
-		c.Kill()
-		return nil, nil, nil, p.refused(err)
+		proc.kill()
+		return nil, nil, p.refused(err)
 	}
 	raw, err := proto.Dispense(plugins.PluginName)
 	if err != nil {
-		c.Kill()
-		return nil, nil, nil, p.refused(err)
+		proc.kill()
+		return nil, nil, p.refused(err)
 	}
 	rpc, ok := raw.(*plugins.Client)
 	if !ok {
-		c.Kill()
-		return nil, nil, nil, p.refused(fmt.Errorf("dispensed %T, not a source client", raw))
+		proc.kill()
+		return nil, nil, p.refused(fmt.Errorf("dispensed %T, not a source client", raw))
 	}
-	return c, cmd, rpc, nil
+	return proc, rpc, nil
 }
 
 // refused explains why a plugin could not be started or spoken to.
@@ -188,7 +206,7 @@ func (p *Plugin) client(ctx context.Context) (*plugins.Client, uint64, error) {
 		p.mu.Unlock()
 		return nil, 0, source.ErrClosed
 	}
-	if p.proc != nil && !p.proc.Exited() {
+	if p.proc != nil && !p.proc.client.Exited() {
 		defer p.mu.Unlock()
 		return p.rpc, p.gen, nil
 	}
@@ -221,7 +239,7 @@ func (p *Plugin) client(ctx context.Context) (*plugins.Client, uint64, error) {
 
 // runStart starts a process for round and publishes it.
 func (p *Plugin) runStart(round *startRound) {
-	c, cmd, rpc, err := p.start()
+	proc, rpc, err := p.start()
 	p.mu.Lock()
 	p.starting = nil
 	switch {
@@ -229,7 +247,7 @@ func (p *Plugin) runStart(round *startRound) {
 		round.err = err
 	case p.closed:
 		round.err = source.ErrClosed
-		defer stopProcess(c, cmd, p.opts.HealthTimeout)
+		defer proc.stop(p.opts.HealthTimeout)
 	default:
 		if p.lastFailed {
 			p.restarts.Add(1)
@@ -237,7 +255,7 @@ func (p *Plugin) runStart(round *startRound) {
 			p.logger.Info("plugin restarted", "restarts", p.restarts.Load())
 		}
 		p.gen++
-		p.proc, p.cmd, p.rpc = c, cmd, rpc
+		p.proc, p.rpc = proc, rpc
 	}
 	p.mu.Unlock()
 	close(round.done)
@@ -247,7 +265,7 @@ func (p *Plugin) runStart(round *startRound) {
 func (p *Plugin) running() (*plugins.Client, uint64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.proc == nil || p.proc.Exited() {
+	if p.proc == nil || p.proc.client.Exited() {
 		return nil, 0, false
 	}
 	return p.rpc, p.gen, true
@@ -297,22 +315,23 @@ func (p *Plugin) failed(gen uint64, timedOut bool) {
 // is gone. It kills by PID first: go-plugin's own Kill asks the process to
 // shut down and would wait on a hung one.
 func (p *Plugin) stopLocked(why string) {
-	c, cmd := p.proc, p.cmd
-	p.proc, p.cmd, p.rpc = nil, nil, nil
+	proc := p.proc
+	p.proc, p.rpc = nil, nil
 	p.lastFailed = true
 	p.failures.Add(1)
 	p.logger.Warn("plugin process failed", "reason", why)
-	if cmd != nil && cmd.Process != nil && !c.Exited() {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-	}
-	go c.Kill()
+	p.stops.Add(1)
+	go func() {
+		defer p.stops.Done()
+		proc.kill()
+	}()
 }
 
 // close stops the plugin process, if one runs, and refuses further use.
 func (p *Plugin) close() {
 	p.mu.Lock()
-	c, cmd := p.proc, p.cmd
-	p.proc, p.cmd, p.rpc = nil, nil, nil
+	proc := p.proc
+	p.proc, p.rpc = nil, nil
 	p.closed = true
 	round := p.starting
 	p.mu.Unlock()
@@ -321,18 +340,21 @@ func (p *Plugin) close() {
 		// plugin closed, stops its process; wait so none outlives Close.
 		<-round.done
 	}
-	if c != nil {
-		stopProcess(c, cmd, p.opts.HealthTimeout)
+	if proc != nil {
+		proc.stop(p.opts.HealthTimeout)
 	}
+	// Processes killed after failures are gone, and their sockets with them.
+	p.stops.Wait()
 }
 
-// stopProcess ends a plugin process: gracefully if it answers within
-// grace, so it can close its own connections, else by SIGKILL. go-plugin's
-// Kill alone would wait forever on a process that is hung.
-func stopProcess(c *plugin.Client, cmd *exec.Cmd, grace time.Duration) {
+// stop ends the process: gracefully if it answers within grace, so it can
+// close its own connections, else by SIGKILL. go-plugin's Kill alone would
+// wait forever on a process that is hung.
+func (proc *process) stop(grace time.Duration) {
+	defer proc.removeSocketDir()
 	done := make(chan struct{})
 	go func() {
-		c.Kill()
+		proc.client.Kill()
 		close(done)
 	}()
 	t := time.NewTimer(grace)
@@ -342,20 +364,37 @@ func stopProcess(c *plugin.Client, cmd *exec.Cmd, grace time.Duration) {
 		return
 	case <-t.C:
 	}
-	if cmd != nil && cmd.Process != nil {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-	}
+	proc.signalKill()
 	<-done
 }
+
+// kill ends the process at once, without asking it to shut down.
+func (proc *process) kill() {
+	defer proc.removeSocketDir()
+	if !proc.client.Exited() {
+		proc.signalKill()
+	}
+	proc.client.Kill()
+}
+
+func (proc *process) signalKill() {
+	if proc.cmd.Process != nil {
+		_ = proc.cmd.Process.Signal(syscall.SIGKILL)
+	}
+}
+
+// removeSocketDir removes the process's socket directory once the process
+// is gone; a socket it left there goes with it.
+func (proc *process) removeSocketDir() { _ = os.RemoveAll(proc.sockDir) }
 
 // discover starts the plugin once to ask which schemes it serves, then
 // stops it; the plugin runs again on first use.
 func (p *Plugin) discover(ctx context.Context) error {
-	c, cmd, rpc, err := p.start()
+	proc, rpc, err := p.start()
 	if err != nil {
 		return err
 	}
-	defer stopProcess(c, cmd, p.opts.HealthTimeout)
+	defer proc.stop(p.opts.HealthTimeout)
 	ctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
 	resp, err := rpc.Schemes(ctx, &pluginpb.SchemesRequest{})
