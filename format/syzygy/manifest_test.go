@@ -1,6 +1,7 @@
 package syzygy
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/mmap"
 )
@@ -595,4 +598,53 @@ func TestManifestOfCorruptTable(t *testing.T) {
 	if err != nil || name != "KPvK.rtbz" || len(b) == 0 {
 		t.Fatalf("Manifest of an intact table: %q, %d bytes, %v", name, len(b), err)
 	}
+}
+
+// FuzzManifest hands arbitrary bytes to the manifest parser, and then to a
+// table opened with them as its manifest: the parser never panics, what it
+// accepts re-encodes to the same bytes with counts that fit its size and
+// chunk hashes that combine to its checksum, and a probe with any manifest
+// at all gives the oracle's value or ErrCorrupt (arbiter: Fathom's rows).
+func FuzzManifest(f *testing.F) {
+	const file = "KRvKR.rtbw"
+	table, err := os.ReadFile(testenv.Testdata(f, "syzygy", file))
+	if err != nil {
+		f.Fatal(err)
+	}
+	rows := rowsOf(f, readOracle(f, testenv.Testdata(f, "syzygy", "probe.tsv")), "KRvKR")
+	rows = chesstboracle.Sample(rows, 4, true)
+	for _, shift := range []uint8{minPageShift, ManifestPageShift} {
+		m, err := manifestOf(context.Background(), memObject(table), shift)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(m.encode())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if m, err := decodeManifest(data); err == nil {
+			if !bytes.Equal(m.encode(), data) {
+				t.Fatal("an accepted manifest does not re-encode to itself")
+			}
+			chunks, pages := shapeOf(m.size, m.pageShift)
+			if int64(len(m.chunks)) != 32*chunks || int64(len(m.pages)) != pages {
+				t.Fatalf("%d chunk bytes, %d pages for a %d-byte file", len(m.chunks), len(m.pages), m.size)
+			}
+			if a, b := cityCrc128(m.chunks); [2]uint64{a, b} != m.stored {
+				t.Fatal("accepted chunk hashes that do not combine to the checksum")
+			}
+		}
+		fsys := fstest.MapFS{file: {Data: table}, file + ManifestSuffix: {Data: data}}
+		tb, err := Open(Options{}, fssource.New(fsys, "fuzz"), mmapSource(t, testenv.Testdata(t, "syzygy")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tb.Close()
+		for _, r := range rows {
+			pos := mustFEN(t, r.FEN)
+			v, ok, err := probeWant(context.Background(), tb, KindWDL, r, &pos)
+			if err != nil && !errors.Is(err, ErrCorrupt) || err == nil && !ok {
+				t.Fatalf("line %d: %d, %v", r.Line, v, err)
+			}
+		}
+	})
 }
