@@ -126,17 +126,27 @@ func checkAllManifested(t *testing.T, tb *Tablebase) {
 
 // TestManifestFixtureOracle sweeps every fixture row with manifests beside
 // the tables, at the writer's page size and at the smallest a reader
-// accepts (so that reads straddle pages): the values are Fathom's, and no
-// table waited for its whole-file checksum (arbiter: Fathom's rows).
+// accepts (so that reads straddle pages), and with the indexes read lazily:
+// the values are Fathom's, and no table waited for its whole-file checksum
+// (arbiter: Fathom's rows).
 func TestManifestFixtureOracle(t *testing.T) {
 	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
 	for _, shift := range []uint8{ManifestPageShift, minPageShift} {
-		tb := openWith(t, Options{}, mmapSource(t, fixturesWithManifests(t, shift)))
+		dir := fixturesWithManifests(t, shift)
+		tb := openWith(t, Options{}, mmapSource(t, dir))
 		checkWDLRows(t, tb, rows)
 		checkDTZRows(t, tb, rows)
 		checkRootRows(t, tb, rows)
 		checkAllManifested(t, tb)
 	}
+	// The indexes read in pages as probes need them (as the largest
+	// tables' are), through the manifest's smaller pages.
+	defer func(n uint64) { eagerIndexBytes = n }(eagerIndexBytes)
+	eagerIndexBytes = 0
+	tb := openWith(t, Options{}, mmapSource(t, fixturesWithManifests(t, minPageShift)))
+	checkWDLRows(t, tb, rows)
+	checkDTZRows(t, tb, rows)
+	checkAllManifested(t, tb)
 }
 
 // TestSharedManifestOracle sweeps the shared oracle with manifests in a
