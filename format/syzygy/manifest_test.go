@@ -266,6 +266,7 @@ func checkFlips(t *testing.T, src source.Source, opts Options, file string, rows
 		if page == 0 {
 			page = int64(1) << minPageShift
 		}
+		tb.Close() // waits for the opens it started ahead of the probe
 		for _, rd := range rec.reads {
 			if rd.name != file || rd.off%page != 0 {
 				continue // another table, or the embedded checksum's 16 bytes
@@ -277,7 +278,6 @@ func checkFlips(t *testing.T, src source.Source, opts Options, file string, rows
 				}
 			}
 		}
-		tb.Close()
 		last := (size - 1) / page
 		unread := int64(-1)
 		for p := last - 1; p > 0; p-- {
