@@ -658,3 +658,52 @@ func FuzzManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestManifestChunkBoundaries writes manifests of synthetic files around
+// the 16 MiB checksum chunk (no shared table is that large): a body of
+// exactly one chunk, one chunk and 64 bytes (a second chunk shorter than
+// the hash's long form), and one chunk and 4 KiB. The embedded checksum is
+// the one fileChecksum computes (which matches tbcheck on every shared
+// file, TestSharedChecksums); the manifest must accept the file, decode,
+// and hand out through its pages exactly the file's bytes at every kind of
+// offset, and refuse the file with one byte changed (arbiters: the file's
+// bytes; the checksum).
+func TestManifestChunkBoundaries(t *testing.T) {
+	ctx := context.Background()
+	for _, body := range []int{checksumChunk, checksumChunk + 64, checksumChunk + 4096} {
+		file := make([]byte, body+16)
+		for i := range body {
+			file[i] = byte(i*7 + i>>13)
+		}
+		got, _, err := fileChecksum(ctx, memObject(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint64(file[body:], got[0])
+		binary.LittleEndian.PutUint64(file[body+8:], got[1])
+		m, err := manifestOf(ctx, memObject(file), ManifestPageShift)
+		if err != nil {
+			t.Fatalf("body %d: %v", body, err)
+		}
+		m, err = decodeManifest(m.encode())
+		if err != nil {
+			t.Fatalf("body %d: %v", body, err)
+		}
+		rd := &checkedObject{Object: memObject(file), m: m}
+		for _, r := range [][2]int{{0, 64}, {1 << 16, 1}, {1<<16 - 3, 6}, {checksumChunk - 10, 20}, {body - 8, 24}, {body, 16}, {0, len(file)}} {
+			buf := make([]byte, r[1])
+			n, err := rd.ReadAt(ctx, buf, int64(r[0]), source.HintData)
+			if err != nil || n != r[1] || !bytes.Equal(buf, file[r[0]:r[0]+r[1]]) {
+				t.Errorf("body %d: read %v: %d, %v, or other bytes", body, r, n, err)
+			}
+		}
+		file[body-100] ^= 1
+		if _, err := manifestOf(ctx, memObject(file), ManifestPageShift); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("body %d: manifest of a changed file: %v, want ErrCorrupt", body, err)
+		}
+		buf := make([]byte, 10)
+		if _, err := rd.ReadAt(ctx, buf, int64(body-105), source.HintData); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("body %d: read of a changed page: %v, want ErrCorrupt", body, err)
+		}
+	}
+}
