@@ -21,9 +21,12 @@ type Tables struct {
 }
 
 // Open opens chesstb and Syzygy readers over srcs with opts (chesstb's;
-// the Syzygy reader takes its block budget and missing-table TTL). Both
+// the Syzygy reader takes its block budget, missing-table TTL and manifest
+// settings). Both
 // keep decoded blocks in one cache of opts.BlockCacheBytes (or
-// opts.BlockCache when set), so the budget holds across formats.
+// opts.BlockCache when set), so the budget holds across formats, and both
+// look for integrity manifests the same way (opts.Manifests,
+// RequireManifest, NoManifests).
 func Open(opts chesstb.Options, srcs ...source.Source) (*Tables, error) {
 	cache := opts.BlockCache
 	if cache == nil {
@@ -38,7 +41,8 @@ func Open(opts chesstb.Options, srcs ...source.Source) (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
-	syz, err := syzygy.Open(syzygy.Options{BlockCache: cache, MissingTTL: opts.MissingTTL, Now: opts.Now, SkipChecksums: opts.SkipChecksums}, srcs...)
+	syz, err := syzygy.Open(syzygy.Options{BlockCache: cache, MissingTTL: opts.MissingTTL, Now: opts.Now, SkipChecksums: opts.SkipChecksums,
+		Manifests: opts.Manifests, RequireManifest: opts.RequireManifest, NoManifests: opts.NoManifests}, srcs...)
 	if err != nil {
 		ctb.Close()
 		return nil, err

@@ -112,15 +112,16 @@ func (immutableFile) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetA
 
 // IsTableFile reports whether tables/ serves name by default: a table file
 // the chesstb reader recognises in its kind's folder or at the root
-// (chesstb.ParseTableName), or such a file's block manifest, or a Syzygy
-// table file at the root, where the Syzygy reader looks for it
-// (syzygy.ParseTableName: "KQvK.rtbw", "KQvK.rtbz").
+// (chesstb.ParseTableName), a Syzygy table file at the root, where the
+// Syzygy reader looks for it (syzygy.ParseTableName: "KQvK.rtbw",
+// "KQvK.rtbz"), or either's integrity manifest (the name plus
+// chesstb.ManifestSuffix, which syzygy.ManifestSuffix equals).
 func IsTableFile(name string) bool {
-	if _, _, ok := syzygy.ParseTableName(name); ok {
-		return true
-	}
 	if base, ok := strings.CutSuffix(name, chesstb.ManifestSuffix); ok {
 		name = base
+	}
+	if _, _, ok := syzygy.ParseTableName(name); ok {
+		return true
 	}
 	if strings.Count(name, "/") > 1 {
 		return false

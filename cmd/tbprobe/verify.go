@@ -33,7 +33,13 @@ status 1 on any corruption.
 With --manifest, each table that verifies gets a block integrity manifest
 (KIND/MATERIAL.EXT` + chesstb.ManifestSuffix + `, beside it or in --manifest-dir); a probe
 then checks every block it reads against it, so a damaged block is an
-error, never a value. Probes find manifests beside the tables or in --manifests.`
+error, never a value. Each Syzygy file whose embedded checksum verifies
+gets one too (MATERIAL.rtbw` + syzygy.ManifestSuffix + `): a hash per 64 KiB page and the
+generator's chunk hashes, which the reader checks against the file's
+embedded checksum; with it a probe checks only the pages it reads instead
+of the whole file before its first answer (the difference between a few
+requests and gigabytes from a remote table). Probes find manifests beside
+the tables or in --manifests.`
 
 // newVerifyCmd is "tbprobe verify": decode every block of every table,
 // check every file's checksum, and report each corrupt block by file,
@@ -52,8 +58,8 @@ func newVerifyCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	tf.register(fs)
-	fs.BoolVar(&writeManifests, "manifest", false, "write a block integrity manifest (one hash per block) for every table that verifies, beside it (local tables) or in --manifest-dir; probes check blocks against it as they read them")
-	fs.StringVar(&manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as kind/MATERIAL.ext"+chesstb.ManifestSuffix+") instead of beside the tables")
+	fs.BoolVar(&writeManifests, "manifest", false, "write an integrity manifest for every table that verifies (chesstb: one hash per block; Syzygy: one per 64 KiB page, bound to the embedded checksum), beside it (local tables) or in --manifest-dir; probes check what they read against it")
+	fs.StringVar(&manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's name plus "+chesstb.ManifestSuffix+", e.g. wdl/KQK.lzwdl"+chesstb.ManifestSuffix+" or KQvK.rtbw"+syzygy.ManifestSuffix+") instead of beside the tables")
 	return cmd
 }
 
@@ -163,19 +169,39 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 			break
 		}
 		// The generator's embedded checksum over the whole file, the one
-		// its tbcheck recomputes.
+		// its tbcheck recomputes; with --manifest the manifest is computed
+		// in the same pass, and only when that checksum matches.
 		step := bar.Start(fmt.Sprintf("[%d/%d] %s", i+1, len(syz), e.name), 1)
-		err := ts.probe.Syzygy.VerifyChecksum(ctx, e.kind, e.material)
+		var name string
+		var sums []byte
+		if writeManifests {
+			if _, err = manifestFolder(e.src, manifestDir); err == nil {
+				name, sums, err = ts.probe.Syzygy.Manifest(ctx, e.kind, e.material)
+			}
+		} else {
+			err = ts.probe.Syzygy.VerifyChecksum(ctx, e.kind, e.material)
+		}
 		step.Done()
 		switch {
 		case errors.Is(err, syzygy.ErrCorrupt):
 			fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", err, e.src)
 			bad++
+			continue
 		case err != nil:
 			fmt.Fprintf(stdout, "FAILED  %s: %v (in %s)\n", e.name, err, e.src)
 			failed++
+			continue
 		case !bar.Terminal():
 			fmt.Fprintf(stdout, "ok      %s (Syzygy checksum)\n", e.name)
+		}
+		if writeManifests {
+			path, err := saveManifest(e.src, name+syzygy.ManifestSuffix, manifestDir, sums)
+			if err != nil {
+				fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", e.name, err, e.src)
+				failed++
+				continue
+			}
+			fmt.Fprintf(stdout, "wrote   %s\n", path)
 		}
 	}
 	fmt.Fprintf(stdout, "%d tables verified, %d corrupt blocks or files, %d unreadable\n", len(tables)+len(syz), bad, failed)
@@ -280,18 +306,38 @@ func recountInfo(ctx context.Context, ts *tableSet, e tableEntry, stdout io.Writ
 // beside the table when dir is empty (which needs the table in a local
 // folder), and returns the path written.
 func writeManifest(ctx context.Context, ts *tableSet, e tableEntry, dir string) (string, error) {
-	if dir == "" {
-		local, ok := localDir(e.src)
-		if !ok {
-			return "", fmt.Errorf("%s is not a local folder: give --manifest-dir", e.src)
-		}
-		dir = local
+	if _, err := manifestFolder(e.src, dir); err != nil {
+		return "", err
 	}
 	b, err := ts.tb.Manifest(ctx, e.kind, e.material)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, filepath.FromSlash(e.name+chesstb.ManifestSuffix))
+	return saveManifest(e.src, e.name+chesstb.ManifestSuffix, dir, b)
+}
+
+// manifestFolder is where the manifests of the tables in location loc go:
+// dir, or loc itself when dir is empty and loc is a local folder.
+func manifestFolder(loc, dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	local, ok := localDir(loc)
+	if !ok {
+		return "", fmt.Errorf("%s is not a local folder: give --manifest-dir", loc)
+	}
+	return local, nil
+}
+
+// saveManifest writes manifest b, called name (a table's object name plus
+// the suffix), for a table in location loc, into dir or beside the table,
+// and returns the path written.
+func saveManifest(loc, name, dir string, b []byte) (string, error) {
+	dir, err := manifestFolder(loc, dir)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}

@@ -29,4 +29,10 @@
 // one tbcheck verifies) has been confirmed, which happens in the background
 // from the moment the table is opened: a flipped bit inside a compressed
 // block decodes to other plausible values, which nothing else would catch.
+// A table with an integrity manifest (manifest.go; "tbprobe verify
+// --manifest" writes them, Manifest computes one) needs no whole-file
+// check: each read is checked page by page against the manifest before
+// anything is decoded, and the manifest itself is trusted only when the
+// generator's chunk hashes it carries combine to the checksum stored in
+// the file.
 package syzygy

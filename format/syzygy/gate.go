@@ -14,8 +14,9 @@ import (
 // real ones, and the format's only integrity check is the checksum over the
 // whole file. So a table gives no answer before that checksum is confirmed:
 // the check starts in the background as soon as the table is opened and a
-// probe waits for it before it reads the table. Options.SkipChecksums turns
-// it off.
+// probe waits for it before it reads the table. A table opened with a
+// manifest it can trust (manifest.go) has no gate: its reads are checked
+// page by page instead. Options.SkipChecksums turns it off.
 
 // checksumGate holds back a table's answers until its checksum passed.
 type checksumGate struct {

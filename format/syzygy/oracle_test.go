@@ -8,7 +8,6 @@ import (
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
-	"github.com/tbfs/tbfs/source/mmap"
 )
 
 // oracleRow is one line of probe.tsv, written by Fathom (the arbiter of
@@ -37,17 +36,7 @@ func tableWDL(wdl, dtz int) int {
 
 func openDir(t testing.TB, dir string) *Tablebase {
 	t.Helper()
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { src.Close() })
-	tb, err := Open(Options{}, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tb.Close() })
-	return tb
+	return openWith(t, Options{}, mmapSource(t, dir))
 }
 
 func sharedRows(t *testing.T) (*Tablebase, []oracleRow) {

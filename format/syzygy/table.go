@@ -28,7 +28,8 @@ type tableFile struct {
 	id   uint64
 	name string
 	kind Kind
-	obj  source.Object
+	obj  source.Object // the table's object, as its source opened it
+	rd   source.Object // where reads go: obj, or obj checked by sums
 	lay  layout
 	// parts[file][side]: the sub-tables, one per leading-pawn file (one
 	// for pawnless tables) and side to move (one for DTZ tables).
@@ -41,6 +42,10 @@ type tableFile struct {
 	gate     *checksumGate                   // nil: answers need no checksum first
 	last     [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
 	where    layoutOffsets
+	// sums is the manifest every read is checked against, nil when the
+	// table has none it can use (sumsIgnored says why).
+	sums        *manifest
+	sumsIgnored error
 }
 
 // layoutOffsets records where the parts of the header lie in the file.
@@ -89,7 +94,7 @@ func (h *headerReader) need(n int) error {
 
 // openFile parses the header and reads the block indexes of a table.
 func openFile(ctx context.Context, obj source.Object, name string, kind Kind, mat material) (*tableFile, error) {
-	t := &tableFile{id: blockcache.NewFileID(), name: name, kind: kind, obj: obj}
+	t := &tableFile{id: blockcache.NewFileID(), name: name, kind: kind, obj: obj, rd: obj}
 	t.lay = layoutOf(&mat)
 	h := &headerReader{ctx: ctx, obj: obj, size: obj.Size()}
 	if err := h.need(5); err != nil {
@@ -318,7 +323,7 @@ func (z *lazyIndex) bytes(ctx context.Context, base, regionBytes, rel, n uint64,
 	b, err := z.t.cache.Get(ctx, key, func() ([]byte, error) {
 		lo := page * size
 		buf := make([]byte, min(size, regionBytes-lo))
-		got, err := z.t.obj.ReadAt(ctx, buf, int64(base+lo), source.HintIndex)
+		got, err := z.t.rd.ReadAt(ctx, buf, int64(base+lo), source.HintIndex)
 		if err != nil && !(errors.Is(err, io.EOF) && got == len(buf)) {
 			z.t.checkChanged(err)
 			return nil, &FileError{File: z.t.name, Err: err}

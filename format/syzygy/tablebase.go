@@ -11,6 +11,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/internal/sidecar"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -45,6 +46,19 @@ type Options struct {
 	// (gate.go); with this set a flipped bit that decodes to other
 	// valid-looking values becomes a wrong answer.
 	SkipChecksums bool
+	// Manifests is where tables' integrity manifests (written by "tbprobe
+	// verify --manifest", see Manifest) are looked up, by the table's
+	// object name plus ManifestSuffix. Nil means beside each table, in the
+	// source that holds it. A table with a manifest that matches it checks
+	// every page it reads and needs no whole-file checksum first; one whose
+	// manifest is missing, stale or damaged falls back to the whole-file
+	// check.
+	Manifests source.Source
+	// RequireManifest refuses, as corrupt, a table that has no manifest it
+	// can use.
+	RequireManifest bool
+	// NoManifests ignores manifests altogether (for writing new ones).
+	NoManifests bool
 }
 
 // Tablebase answers probes from the Syzygy tables found in its sources. It
@@ -287,7 +301,7 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		}
 		f.cache = tb.cache
 		f.forget = func() { tb.forget(key, f) }
-		if !tb.opts.SkipChecksums {
+		if f.sums == nil && !tb.opts.SkipChecksums {
 			f.gate = tb.newChecksumGate(f.obj)
 		}
 	}
@@ -322,28 +336,89 @@ func (tb *Tablebase) forget(key tableKey, f *tableFile) {
 	}
 }
 
-// openTable finds and opens a table file.
+// openTable finds and opens a table file, with its manifest when it has
+// one that can be trusted.
 func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableFile, error) {
 	base := m.name() + k.Ext()
 	names := [2]string{k.String() + "/" + base, base}
 	for _, src := range tb.srcs {
 		for _, name := range names {
+			mf := tb.fetchManifest(ctx, src, name)
 			obj, err := src.Open(ctx, name)
 			if errors.Is(err, source.ErrNotFound) {
+				mf.Stop()
 				continue
 			}
 			if err != nil {
+				mf.Stop()
 				return nil, &FileError{File: name, Err: err}
 			}
-			f, err := openFile(ctx, obj, name, k, m)
+			f, err := tb.openChecked(ctx, obj, mf, name, k, m)
 			if err != nil {
 				obj.Close()
+				var fe *FileError
+				if errors.As(err, &fe) {
+					return nil, err
+				}
 				return nil, &FileError{File: name, Err: err}
 			}
 			return f, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: %s", ErrNoTable, base)
+}
+
+// openChecked opens the table in obj. With a manifest that matches obj's
+// size and version, every read goes through it, and the file's embedded
+// checksum is read alongside the header to bind the manifest to the file;
+// a manifest that does not bind is dropped (and the header read again
+// unchecked when the manifest's pages refused it), so the table falls
+// back to the whole-file gate.
+func (tb *Tablebase) openChecked(ctx context.Context, obj source.Object, mf *sidecar.Fetch, name string, k Kind, m material) (*tableFile, error) {
+	sums, why, err := usableManifest(obj, mf)
+	if err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", mf.Name, err)
+	}
+	if sums == nil {
+		if tb.opts.RequireManifest {
+			return nil, corruptf("no usable manifest: %v", why)
+		}
+		f, err := openFile(ctx, obj, name, k, m)
+		if f != nil {
+			f.sumsIgnored = why
+		}
+		return f, err
+	}
+	type bound struct{ why, err error }
+	tail := make(chan bound, 1)
+	go func() {
+		why, err := bindManifest(ctx, obj, sums)
+		tail <- bound{why, err}
+	}()
+	rd := &checkedObject{Object: obj, m: sums}
+	f, ferr := openFile(ctx, rd, name, k, m)
+	b := <-tail
+	switch {
+	case b.err != nil:
+		return nil, b.err
+	case b.why == nil:
+		if ferr != nil {
+			return nil, ferr
+		}
+		f.obj, f.sums = obj, sums
+		return f, nil
+	case tb.opts.RequireManifest:
+		return nil, corruptf("manifest %s does not describe this file: %v", mf.Name, b.why)
+	}
+	why = fmt.Errorf("%s: %w", mf.Name, b.why)
+	if ferr != nil {
+		f, ferr = openFile(ctx, obj, name, k, m)
+		if ferr != nil {
+			return nil, ferr
+		}
+	}
+	f.obj, f.rd, f.sumsIgnored = obj, obj, why
+	return f, nil
 }
 
 // checkChanged forgets the file when err says its object was replaced.
@@ -406,7 +481,7 @@ func (t *tableFile) readBlock(ctx context.Context, d *pairsData, block uint32) (
 	n := int64(1) << d.blockSize
 	off := d.dataOff + int64(block)<<d.blockSize
 	buf := make([]byte, n)
-	got, err := t.obj.ReadAt(ctx, buf, off, source.HintData)
+	got, err := t.rd.ReadAt(ctx, buf, off, source.HintData)
 	if err != nil && !(errors.Is(err, io.EOF) && int64(got) == n) {
 		t.checkChanged(err)
 		return nil, &FileError{File: t.name, Err: err}

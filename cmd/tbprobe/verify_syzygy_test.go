@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/format/chesstb"
+	"github.com/tbfs/tbfs/format/syzygy"
+	"github.com/tbfs/tbfs/internal/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testenv"
+)
+
+// TestManifestSuffixShared: one naming scheme for both formats' manifests
+// (the table's object name plus one suffix), so a folder's manifests are
+// told from its tables the same way whatever their format.
+func TestManifestSuffixShared(t *testing.T) {
+	if syzygy.ManifestSuffix != chesstb.ManifestSuffix {
+		t.Fatalf("Syzygy manifests end in %q, chesstb's in %q", syzygy.ManifestSuffix, chesstb.ManifestSuffix)
+	}
+}
+
+// TestVerifySyzygyManifest: verify --manifest writes a manifest beside
+// every Syzygy fixture file (their embedded checksums are tbcheck's, per
+// testdata/syzygy/README.md) or into --manifest-dir, and none for a file
+// whose checksum fails, which it names as corrupt (exit 1).
+func TestVerifySyzygyManifest(t *testing.T) {
+	dir := copySyzygy(t)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runBin(t, "", nil, "verify", "--manifest", "--tables", dir)
+	if res.code != 0 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	other := t.TempDir()
+	if res := runBin(t, "", nil, "verify", "--manifest", "--manifest-dir", other, "--tables", dir); res.code != 0 {
+		t.Fatalf("--manifest-dir: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	for _, e := range ents {
+		for _, d := range []string{dir, other} {
+			path := filepath.Join(d, e.Name()+syzygy.ManifestSuffix)
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: %v", e.Name(), err)
+			}
+		}
+		if !strings.Contains(res.stdout, "wrote   "+filepath.Join(dir, e.Name()+syzygy.ManifestSuffix)+"\n") {
+			t.Errorf("no line for the manifest of %s:\n%s", e.Name(), res.stdout)
+		}
+	}
+	damaged := copySyzygy(t)
+	damage(t, filepath.Join(damaged, "KRvKR.rtbw"), 5000, 1)
+	res = runBin(t, "", nil, "verify", "--manifest", "--tables", damaged)
+	if res.code != 1 || !strings.Contains(res.stdout, "CORRUPT KRvKR.rtbw") {
+		t.Errorf("exit %d, want 1 naming KRvKR.rtbw as corrupt:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(damaged, "KRvKR.rtbw"+syzygy.ManifestSuffix)); !os.IsNotExist(err) {
+		t.Errorf("a manifest was written for a table that fails its checksum: %v", err)
+	}
+}
+
+// TestProbeSyzygyManifests probes KNNvKP positions whose leading pawn is
+// on the a- or h-file through a copy of the 13 MiB shared table damaged in
+// its last data page (which belongs to the d-file sub-table, so no such
+// probe reads it). With the manifests (--manifests) the probe checks only
+// what it reads and answers Fathom's value; without them the whole-file
+// checksum fails and the probe is refused. Arbiters: Fathom's rows; the
+// embedded checksum.
+func TestProbeSyzygyManifests(t *testing.T) {
+	if !testenv.HasShared(t, "syzygy") {
+		t.Skip("../shared/syzygy absent")
+	}
+	tables := testenv.Shared(t, "syzygy", "tables")
+	sums := t.TempDir()
+	if res := runBin(t, "", nil, "verify", "--manifest", "--manifest-dir", sums, "--tables", tables, "KNNvKP"); res.code != 0 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(tables, "KNNvKP.rtbw"), filepath.Join(dir, "KNNvKP.rtbw"))
+	info, err := os.Stat(filepath.Join(dir, "KNNvKP.rtbw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage(t, filepath.Join(dir, "KNNvKP.rtbw"), int(info.Size())-200, 1)
+	const fileA, fileH chess.Bitboard = 0x0101010101010101, 0x0101010101010101 << 7
+	var rows []syzygyoracle.Row
+	for _, r := range syzygyoracle.Read(t, testenv.Shared(t, "syzygy", "oracle", "probe.tsv")) {
+		pos, err := chess.ParseFEN(r.FEN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pawns := pos.Pieces(chess.White, chess.Pawn) | pos.Pieces(chess.Black, chess.Pawn)
+		if pos.Pieces(chess.White, chess.Knight).Count()+pos.Pieces(chess.Black, chess.Knight).Count() == 2 &&
+			pawns.Count() == 1 && pos.Occupied().Count() == 5 && (pawns&(fileA|fileH)) != 0 && !r.Terminal() &&
+			strings.Fields(r.FEN)[4] == "0" { // at clock 0 the oracle's class is the table's
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatal("no KNNvKP rows with an a- or h-file pawn")
+	}
+	rows = rows[:min(len(rows), 10)]
+	var in strings.Builder
+	for _, r := range rows {
+		in.WriteString(r.FEN + "\n")
+	}
+	base := []string{"--json", "--tables", dir, "--tables", tables}
+	res := runBin(t, in.String(), nil, append(base, "--manifests", sums)...)
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	if res.code != 0 || len(lines) != len(rows) {
+		t.Fatalf("with manifests: exit %d, %d answers for %d rows\n%s%s", res.code, len(lines), len(rows), res.stdout, res.stderr)
+	}
+	for i, r := range rows {
+		var a struct{ WDL *int }
+		if err := json.Unmarshal([]byte(lines[i]), &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.WDL == nil || *a.WDL != r.WDL {
+			t.Errorf("%s: %s; Fathom's WDL %d", r.FEN, lines[i], r.WDL)
+		}
+	}
+	if res := runBin(t, in.String(), nil, base...); res.code == 0 || !strings.Contains(res.stdout+res.stderr, "checksum mismatch") {
+		t.Errorf("without manifests: exit %d, want a failure naming the checksum\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
