@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tbfs/tbfs/internal/sidecar"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -95,20 +96,11 @@ func (tb *Tablebase) sumsOf(ctx context.Context, i int) (sums, error) {
 // a sidecar, a manifest): nil, nil when there is none; ErrCorrupt when it
 // holds more than limit bytes.
 func readSideFile(ctx context.Context, src source.Source, name string, limit int64) ([]byte, error) {
-	obj, err := src.Open(ctx, name)
-	if errors.Is(err, source.ErrNotFound) {
-		return nil, nil
+	data, err := sidecar.Read(ctx, src, name, limit)
+	if errors.Is(err, sidecar.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("geister: open %s: %w", name, err)
-	}
-	defer obj.Close()
-	size := obj.Size()
-	if size < 0 || size > limit {
-		return nil, fmt.Errorf("%w: %s has %d bytes, more than such a file can", ErrCorrupt, name, size)
-	}
-	data := make([]byte, size)
-	if err := readFull(ctx, obj, data, 0); err != nil {
 		return nil, fmt.Errorf("geister: read %s: %w", name, err)
 	}
 	return data, nil
