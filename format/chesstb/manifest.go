@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/tbfs/tbfs/internal/sidecar"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -150,82 +152,43 @@ func (m *manifest) checkBlock(c int, b uint64, comp []byte) error {
 	return nil
 }
 
-// manifestFetch is the lookup of one table's manifest, started alongside
-// the table's own open so that, over a remote source, a manifest (or its
-// absence) costs no round trip of its own.
-type manifestFetch struct {
-	name   string
-	cancel context.CancelFunc
-	done   chan struct{}
-	data   []byte // nil with err nil: there is no manifest
-	err    error
-}
-
 // fetchManifest starts looking up the manifest of the table named
-// tableName in src (or in Options.Manifests); nil when manifests are off.
-func (tb *Tablebase) fetchManifest(ctx context.Context, src source.Source, tableName string) *manifestFetch {
+// tableName in src (or in Options.Manifests), alongside the table's own
+// open so that over a remote source a manifest (or its absence) costs no
+// round trip of its own; nil when manifests are off.
+func (tb *Tablebase) fetchManifest(ctx context.Context, src source.Source, tableName string) *sidecar.Fetch {
 	if tb.opts.NoManifests {
 		return nil
 	}
 	if tb.opts.Manifests != nil {
 		src = tb.opts.Manifests
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	mf := &manifestFetch{name: tableName + ManifestSuffix, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(mf.done)
-		mf.data, mf.err = readManifest(ctx, src, mf.name)
-	}()
-	return mf
-}
-
-// readManifest reads the manifest called name from src (nil, nil when src
-// has none).
-func readManifest(ctx context.Context, src source.Source, name string) ([]byte, error) {
-	obj, err := src.Open(ctx, name)
-	if errors.Is(err, source.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer obj.Close()
-	if obj.Size() > maxManifestBytes {
-		return nil, fmt.Errorf("%w: manifest %s of %d bytes", ErrCorrupt, name, obj.Size())
-	}
-	return source.ReadAll(ctx, obj, source.HintIndex) // never nil: an empty object fails to decode
-}
-
-// stop abandons a lookup whose table was not opened, and waits for it so
-// no request outlives the open.
-func (mf *manifestFetch) stop() {
-	if mf != nil {
-		mf.cancel()
-		<-mf.done
-	}
+	return sidecar.Start(ctx, src, tableName+ManifestSuffix, maxManifestBytes)
 }
 
 // attachManifest checks the manifest mf found against t's header and keeps
 // it for the block reads. Without one the table opens unchecked unless the
 // options require a manifest.
-func (tb *Tablebase) attachManifest(t *tableFile, mf *manifestFetch) error {
+func (tb *Tablebase) attachManifest(t *tableFile, mf *sidecar.Fetch) error {
 	if mf == nil {
 		return nil
 	}
-	<-mf.done
-	mf.cancel()
-	if mf.err != nil {
-		return t.fileErr(-1, mf.err)
+	data, err := mf.Wait()
+	if errors.Is(err, sidecar.ErrTooLarge) {
+		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if mf.data == nil {
+	if err != nil {
+		return t.fileErr(-1, err)
+	}
+	if data == nil {
 		if tb.opts.RequireManifest {
-			return t.fileErr(-1, fmt.Errorf("%w: %w: no manifest %s", ErrCorrupt, errBlockHash, mf.name))
+			return t.fileErr(-1, fmt.Errorf("%w: %w: no manifest %s", ErrCorrupt, errBlockHash, mf.Name))
 		}
 		return nil
 	}
-	m, err := decodeManifest(mf.data)
+	m, err := decodeManifest(data)
 	if err != nil {
-		return t.fileErr(-1, fmt.Errorf("%w: %w: %s: %v", ErrCorrupt, errBlockHash, mf.name, err))
+		return t.fileErr(-1, fmt.Errorf("%w: %w: %s: %v", ErrCorrupt, errBlockHash, mf.Name, err))
 	}
 	if err := m.check(t); err != nil {
 		return t.fileErr(-1, err)

@@ -262,18 +262,18 @@ func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableF
 			mf := tb.fetchManifest(ctx, src, name)
 			obj, err := src.Open(ctx, name)
 			if errors.Is(err, source.ErrNotFound) {
-				mf.stop()
+				mf.Stop()
 				continue
 			}
 			if err != nil {
-				mf.stop()
+				mf.Stop()
 				return nil, &FileError{File: name, Block: -1, Err: err}
 			}
 			f, err := tb.load(ctx, obj, name, k, m)
 			if err == nil {
 				err = tb.attachManifest(f, mf)
 			} else {
-				mf.stop()
+				mf.Stop()
 			}
 			if err != nil {
 				obj.Close()
