@@ -35,6 +35,7 @@ func writeManTree(cmd *cobra.Command, dir, source string) error {
 			return err
 		}
 	}
+	cmd.InitDefaultHelpFlag() // cobra adds -h only to the command it runs
 	page := strings.ReplaceAll(cmd.CommandPath(), " ", "-") + ".1"
 	return os.WriteFile(filepath.Join(dir, page), []byte(manPage(cmd, source)), 0o644)
 }

@@ -90,6 +90,7 @@ func TestWriteMan(t *testing.T) {
 		"Last paragraph.",
 		"--count",
 		"how many (default 3)",
+		"-h, --help",
 		"--tables DIR",
 		`table DIR (default "/srv/tb")`,
 		"prog(1)",
