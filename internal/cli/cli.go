@@ -7,12 +7,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
 )
 
@@ -88,15 +86,6 @@ func Setup(root *cobra.Command) {
 	})
 }
 
-// WriteMan writes root's man pages into dir.
-func WriteMan(root *cobra.Command, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	hdr := &doc.GenManHeader{Title: strings.ToUpper(root.Name()), Section: "1", Source: "tbfs " + root.Version}
-	return doc.GenManTree(root, hdr, dir)
-}
-
 // Execute runs root with args and returns the exit status: the status a
 // command chose (Exit), or 2 after a usage error cobra or a flag found
 // (unknown command or flag, bad flag value, wrong argument count), which
@@ -124,7 +113,7 @@ func Execute(root *cobra.Command, args []string) int {
 // scripts written then keep working. Arguments after "--", and words that
 // name no flag (FENs, boards, negative numbers), are left alone.
 func singleDashLongFlags(root *cobra.Command, args []string) []string {
-	long := map[string]bool{}
+	var long map[string]bool
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
@@ -133,7 +122,6 @@ func singleDashLongFlags(root *cobra.Command, args []string) []string {
 			walk(sub)
 		}
 	}
-	walk(root)
 	out := make([]string, len(args))
 	for i, a := range args {
 		if a == "--" {
@@ -143,6 +131,12 @@ func singleDashLongFlags(root *cobra.Command, args []string) []string {
 		out[i] = a
 		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
 			name, _, _ := strings.Cut(a[1:], "=")
+			if long == nil && len(name) > 1 {
+				// Walking the tree costs more than the rest of a
+				// short run; most command lines have no such word.
+				long = map[string]bool{}
+				walk(root)
+			}
 			if len(name) > 1 && long[name] {
 				out[i] = "-" + a
 			}
