@@ -21,9 +21,6 @@ import (
 	"github.com/tbfs/tbfs/source/stack"
 )
 
-// fixtureName is how the embedded tables are named in listings and errors.
-const fixtureName = "embedded:testdata/chesstb"
-
 // tableFlags are the flags every chess subcommand shares: where the tables
 // are and how much memory may cache them.
 type tableFlags struct {
