@@ -326,3 +326,92 @@ func describeWant(want any) string {
 	}
 	return fmt.Sprint(want)
 }
+
+// TestDefaultTablesSyzygy: with no --tables, every Fathom row of the
+// Syzygy fixtures (testdata/syzygy/probe.tsv) is answered through both
+// formats, with Fathom's values: formats ["chesstb","syzygy"], syzygy_dtz
+// Fathom's DTZ50″ signed for the side to move, wdl the tables' class of it;
+// with --children, Fathom's moves, each child's syzygy_dtz Fathom's move
+// dtz less the move's own ply where the move does not zero the clock (0
+// for a draw). No material is Syzygy's alone in the fixtures (each has a
+// chesstb table too), so both formats answer every row. And the answers
+// are the ones the same tables give named on the command line, the chesstb
+// roots then the Syzygy folder, byte for byte.
+func TestDefaultTablesSyzygy(t *testing.T) {
+	dir := testenv.Testdata(t, "syzygy")
+	rows := syzygyoracle.Read(t, dir+"/probe.tsv")
+	var in strings.Builder
+	for _, r := range rows {
+		in.WriteString(r.FEN + "\n")
+	}
+	res := runBin(t, in.String(), nil, "--json", "--children")
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	objs := decodeLines(t, res.stdout)
+	if len(objs) != len(rows) {
+		t.Fatalf("%d answers for %d positions", len(objs), len(rows))
+	}
+	both := []any{"chesstb", "syzygy"}
+	for i, r := range rows {
+		o, where := objs[i], fmt.Sprintf("probe.tsv:%d %s", r.Line, r.FEN)
+		moves, _ := o["moves"].([]any)
+		if r.Terminal() {
+			if len(moves) != 0 || o["checkmate"] != r.Checkmate() || o["formats"] != nil {
+				t.Errorf("%s: terminal row (checkmate %v), got %v", where, r.Checkmate(), o)
+			}
+			continue
+		}
+		d := float64(r.SignedDTZ())
+		if !reflect.DeepEqual(o["formats"], both) || o["syzygy_dtz"] != d || o["wdl"] != float64(syzygyoracle.TableClass(r.SignedDTZ())) {
+			t.Errorf("%s: want formats %v, syzygy_dtz %v, wdl %d (Fathom); got %v", where, both, d, syzygyoracle.TableClass(r.SignedDTZ()), o)
+		}
+		if p, ok := o["precise_dtz"]; ok && p != d {
+			t.Errorf("%s: precise_dtz %v, Fathom's dtz %v", where, p, d)
+		}
+		if len(moves) != len(r.Moves) {
+			t.Errorf("%s: %d moves, Fathom %d", where, len(moves), len(r.Moves))
+			continue
+		}
+		for _, fm := range r.Moves {
+			var m map[string]any
+			for _, mv := range moves {
+				if mm := mv.(map[string]any); mm["uci"] == fm.UCI {
+					m = mm
+				}
+			}
+			if m == nil {
+				t.Errorf("%s: Fathom's move %s missing", where, fm.UCI)
+				continue
+			}
+			child, zeroing := childFEN(t, r.FEN, fm.UCI)
+			if m["checkmate"] == true || bareKings(child, "") {
+				if m["formats"] != nil {
+					t.Errorf("%s %s: the board settles the child, yet formats %v", where, fm.UCI, m["formats"])
+				}
+				continue
+			}
+			if !reflect.DeepEqual(m["formats"], both) {
+				t.Errorf("%s %s: formats %v, want %v", where, fm.UCI, m["formats"], both)
+			}
+			want := 0.0
+			switch {
+			case fm.DTZ == 0:
+			case zeroing:
+				continue // Fathom's entry prices the move, not the child
+			case fm.WDL > 0:
+				want = -float64(fm.DTZ - 1)
+			default:
+				want = float64(fm.DTZ - 1)
+			}
+			if m["syzygy_dtz"] != want {
+				t.Errorf("%s %s: child syzygy_dtz %v, Fathom's move %d:%d gives %v", where, fm.UCI, m["syzygy_dtz"], fm.WDL, fm.DTZ, want)
+			}
+		}
+	}
+	named := runBin(t, in.String(), nil, "--json", "--children",
+		"--tables", testenv.Testdata(t, "chesstb"), "--tables", testenv.Testdata(t, "chesstb", "packs"), "--tables", dir)
+	if named.code != 0 || named.stdout != res.stdout {
+		t.Errorf("the embedded defaults answer otherwise than the same tables named (exit %d, %s)", named.code, named.stderr)
+	}
+}
