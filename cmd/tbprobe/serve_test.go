@@ -307,14 +307,6 @@ func checkStandard(t *testing.T, base string, syz *syzygyFixtures, fen string, r
 	if len(moves) != len(kids) {
 		t.Errorf("%s: %d moves, the reference lists %d", fen, len(moves), len(kids))
 	}
-	ccMu.Lock()
-	opt, err := cchess.FEN(fen)
-	if err != nil {
-		ccMu.Unlock()
-		t.Fatal(err)
-	}
-	parent := cchess.NewGame(opt).Position()
-	ccMu.Unlock()
 	for _, mv := range moves {
 		m := mv.(map[string]any)
 		if k := keysOf(m); !reflect.DeepEqual(k, lichessMoveKeys) {
@@ -326,18 +318,9 @@ func checkStandard(t *testing.T, base string, syz *syzygyFixtures, fen string, r
 			t.Errorf("%s: move %s not in the reference's list", fen, uci)
 			continue
 		}
-		// The child's FEN (for the rules-based keys) comes from corentings.
-		ccMu.Lock()
-		cm, err := cchess.UCINotation{}.Decode(parent, uci)
-		if err != nil {
-			ccMu.Unlock()
-			t.Fatalf("%s: corentings rejects %s: %v", fen, uci, err)
-		}
-		child := parent.Update(cm).String()
-		// Zeroing by the rules: a capture or a pawn move.
-		zeroing := cm.HasTag(cchess.Capture) || cm.HasTag(cchess.EnPassant) ||
-			parent.Board().Piece(cm.S1()).Type() == cchess.Pawn
-		ccMu.Unlock()
+		// The child's FEN (for the rules-based keys) and whether the move
+		// zeroes the clock come from corentings.
+		child, zeroing := childFEN(t, fen, uci)
 		want := wantLichess(t, syz, row, child, func() dtzWant { return syz.child(t, row, fen, uci) })
 		want["zeroing"] = zeroing
 		checkLichess(t, row.Where+" "+uci, m, want)
