@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/lichess"
 )
 
 // The embedded default tables are the chesstb fixtures and the Syzygy
@@ -414,4 +416,94 @@ func TestDefaultTablesSyzygy(t *testing.T) {
 	if named.code != 0 || named.stdout != res.stdout {
 		t.Errorf("the embedded defaults answer otherwise than the same tables named (exit %d, %s)", named.code, named.stderr)
 	}
+}
+
+// TestServeDefaultSyzygy asks serve, on its embedded defaults, for every
+// Fathom row of the Syzygy fixtures in /standard/batch requests: the root's
+// dtz is Fathom's DTZ50″ as the table holds it (lila's dtz; a checkmated
+// side -1), precise_dtz null or that value, formats both formats, and the
+// category Fathom's class at the clock (lila's names) wherever the clock
+// leaves the 50-move boundary more than a ply away (there a rounded table
+// value cannot tell the classes apart; chesstb's exact category is checked
+// against chesstb's oracle elsewhere). Each move that does not zero the
+// clock leaves a child whose dtz is Fathom's move dtz less the move's ply,
+// and a drawing move a child at dtz 0.
+func TestServeDefaultSyzygy(t *testing.T) {
+	base := startServe(t)
+	rows := syzygyoracle.Read(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	lila := map[int]string{2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
+	both := []any{"chesstb", "syzygy"}
+	for start := 0; start < len(rows); start += lichess.MaxBatchFENs {
+		part := rows[start:min(len(rows), start+lichess.MaxBatchFENs)]
+		var fens []string
+		for _, r := range part {
+			fens = append(fens, r.FEN)
+		}
+		code, v := getJSON(t, "POST", base+"/standard/batch", "text/plain", strings.Join(fens, "\n"))
+		list, _ := v.([]any)
+		if code != 200 || len(list) != len(part) {
+			t.Fatalf("batch of %d: status %d, %d answers", len(part), code, len(list))
+		}
+		for i, r := range part {
+			a := list[i].(map[string]any)
+			where := fmt.Sprintf("probe.tsv:%d %s", r.Line, r.FEN)
+			if p := a["precise_dtz"]; p != nil && p != a["dtz"] {
+				t.Errorf("%s: precise_dtz %v is neither null nor the dtz %v", where, p, a["dtz"])
+			}
+			switch {
+			case r.Checkmate():
+				if a["dtz"] != -1.0 || a["category"] != "loss" || a["checkmate"] != true {
+					t.Errorf("%s: checkmated root: %v", where, a)
+				}
+				continue
+			case r.Terminal():
+				if a["category"] != "draw" || a["stalemate"] != true {
+					t.Errorf("%s: stalemate root: %v", where, a)
+				}
+				continue
+			}
+			if d := float64(r.SignedDTZ()); a["dtz"] != d || !reflect.DeepEqual(a["formats"], both) {
+				t.Errorf("%s: dtz %v formats %v; want Fathom's %v and %v", where, a["dtz"], a["formats"], d, both)
+			}
+			if c := clockOf(r.FEN); c < 99 && (r.DTZ == 0 || r.DTZ+c < 99 || r.DTZ+c > 101) && a["category"] != lila[r.WDL] {
+				t.Errorf("%s: category %v, Fathom's class at the clock %d (%s)", where, a["category"], r.WDL, lila[r.WDL])
+			}
+			byUCI := map[string]syzygyoracle.Move{}
+			for _, m := range r.Moves {
+				byUCI[m.UCI] = m
+			}
+			moves, _ := a["moves"].([]any)
+			if len(moves) != len(r.Moves) {
+				t.Errorf("%s: %d moves, Fathom %d", where, len(moves), len(r.Moves))
+			}
+			for _, mv := range moves {
+				m := mv.(map[string]any)
+				uci, _ := m["uci"].(string)
+				fm, ok := byUCI[uci]
+				if !ok {
+					t.Errorf("%s: move %s not Fathom's", where, uci)
+					continue
+				}
+				if _, zeroing := childFEN(t, r.FEN, uci); zeroing && fm.DTZ != 0 || m["checkmate"] == true {
+					continue
+				}
+				want := 0.0
+				if fm.DTZ != 0 {
+					want = float64(fm.DTZ - 1)
+					if fm.WDL > 0 {
+						want = -want
+					}
+				}
+				if m["dtz"] != want {
+					t.Errorf("%s %s: child dtz %v, Fathom's move %d:%d gives %v", where, uci, m["dtz"], fm.WDL, fm.DTZ, want)
+				}
+			}
+		}
+	}
+}
+
+// clockOf is a FEN's half-move clock.
+func clockOf(fen string) int {
+	n, _ := strconv.Atoi(strings.Fields(fen)[4])
+	return n
 }
