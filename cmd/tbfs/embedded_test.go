@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/chesstboracle"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
@@ -17,12 +18,19 @@ import (
 // checkFathomRows reads every Fathom row of the Syzygy fixtures through the
 // mount at mnt, which serves the embedded defaults: wdl/ is the tables'
 // class of Fathom's DTZ50″, chess/<FEN>.json names both formats and has
-// Fathom's DTZ50″ as syzygy_dtz (and as precise_dtz where it is given). A
-// terminal row is settled by the board: no formats, checkmate as Fathom
-// says.
+// Fathom's DTZ50″ as syzygy_dtz (and as precise_dtz where it is given), and
+// dtz/, chesstb's exact distance where chesstb answers, is the chesstb
+// oracle's for the same FEN (its probe.tsv holds every Fathom fixture
+// row's FEN). A terminal row is settled by the board: no formats,
+// checkmate as Fathom says.
 func checkFathomRows(t *testing.T, mnt string) {
 	t.Helper()
 	rows := syzygyoracle.Read(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	chesstbDTZ := map[string]*int{}
+	for _, r := range chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv")) {
+		_, dtz, _ := r.Want(t)
+		chesstbDTZ[r.FEN] = dtz
+	}
 	both := []string{"chesstb", "syzygy"}
 	for _, r := range rows {
 		where := "probe.tsv:" + strconv.Itoa(r.Line) + " " + r.FEN
@@ -54,6 +62,12 @@ func checkFathomRows(t *testing.T, mnt string) {
 		w, err := os.ReadFile(filepath.Join(mnt, "wdl", path))
 		if want := strconv.Itoa(syzygyoracle.TableClass(d)) + "\n"; err != nil || string(w) != want {
 			t.Errorf("%s: wdl/ %q, %v; want %q", where, w, err, want)
+		}
+		cd, ok := chesstbDTZ[r.FEN]
+		if !ok || cd == nil {
+			t.Errorf("%s: the chesstb oracle has no DTZ for this FEN", where)
+		} else if z, err := os.ReadFile(filepath.Join(mnt, "dtz", path)); err != nil || string(z) != strconv.Itoa(*cd)+"\n" {
+			t.Errorf("%s: dtz/ %q, %v; want chesstb's %d", where, z, err, *cd)
 		}
 		if t.Failed() {
 			return // one broken mount fails every row alike
