@@ -251,8 +251,9 @@ func checkLichess(t *testing.T, where string, got, want map[string]any) {
 
 // TestServeStandardOracle asks /standard for every fixture parent of
 // children.tsv from 8 concurrent clients and checks the answer and each
-// move key by key against the reference rows, and the key sets against
-// lichess's shape.
+// move key by key against the reference rows (chesstb's, and Fathom's for
+// what the embedded Syzygy fixtures add: lichessSyzygy), and the key sets
+// against lichess's shape.
 func TestServeStandardOracle(t *testing.T) {
 	base := startServe(t)
 	syz := readSyzygyFixtures(t) // serve's embedded defaults hold them
@@ -418,7 +419,8 @@ func TestServeBadRequests(t *testing.T) {
 
 // TestServeBatch checks that a batch is answered in order in both body
 // forms, a bad FEN becoming an entry with its error, and that each answer
-// matches the reference row.
+// matches the reference row (and, for the keys the embedded Syzygy
+// fixtures add, Fathom's or chesstb's bound: lichessSyzygy).
 func TestServeBatch(t *testing.T) {
 	base := startServe(t)
 	syz := readSyzygyFixtures(t) // serve's embedded defaults hold them
