@@ -1,7 +1,7 @@
-// Package testdata carries the committed chesstb and Geister fixture
-// tables inside any binary that imports it, so tbprobe answers its README
-// examples, and tbfs mounts the same tables, from any working directory,
-// with no repository checkout around it.
+// Package testdata carries the committed chesstb, Syzygy and Geister
+// fixture tables inside any binary that imports it, so tbprobe answers its
+// README examples, and tbfs mounts the same tables, from any working
+// directory, with no repository checkout around it.
 package testdata
 
 import (
@@ -20,6 +20,22 @@ import (
 //
 //go:embed chesstb/wdl chesstb/dtz chesstb/dtm chesstb/packs/*.lzdtm50 chesstb/packs/*.lzdtc
 var ChessTB embed.FS
+
+// Syzygy holds testdata/syzygy's table files, WDL (.rtbw) and DTZ (.rtbz),
+// rooted at "syzygy". Its Fathom oracle rows and README stay out, as
+// ChessTB's do.
+//
+//go:embed syzygy/*.rtbw syzygy/*.rtbz
+var Syzygy embed.FS
+
+// SyzygyName is how the embedded Syzygy tables are named in listings,
+// logs and errors.
+const SyzygyName = "embedded:testdata/syzygy"
+
+// SyzygyRoot returns the embedded Syzygy tables as a file system whose
+// root holds the table files, as a Syzygy directory does (the files are
+// found at a location's root).
+func SyzygyRoot() (fs.FS, error) { return fs.Sub(Syzygy, "syzygy") }
 
 // Geister holds testdata/geister's fixture table, the total-4 material in
 // its seekable-zstd form (the form a reader prefers, a fifth of the raw

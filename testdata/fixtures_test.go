@@ -76,3 +76,45 @@ func TestGeisterRootHoldsTheFixtureTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSyzygyRootHoldsTheFixtureTables: the embedded Syzygy root holds
+// every table file of testdata/syzygy byte for byte and nothing else (its
+// README and Fathom rows stay out of binaries); the arbiter is the
+// committed folder itself.
+func TestSyzygyRootHoldsTheFixtureTables(t *testing.T) {
+	fsys, err := SyzygyRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir("syzygy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, e := range ents {
+		if ext := path.Ext(e.Name()); ext == ".rtbw" || ext == ".rtbz" {
+			want[e.Name()] = true
+		}
+	}
+	got, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Errorf("embedded %d files, testdata/syzygy holds %d tables", len(got), len(want))
+	}
+	for _, e := range got {
+		if !want[e.Name()] {
+			t.Errorf("embedded %s, not a table of testdata/syzygy", e.Name())
+			continue
+		}
+		b, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.ReadFile(filepath.Join("syzygy", e.Name()))
+		if err != nil || !bytes.Equal(b, f) {
+			t.Errorf("embedded %s differs from testdata/syzygy/%s (%v)", e.Name(), e.Name(), err)
+		}
+	}
+}

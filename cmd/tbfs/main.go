@@ -56,8 +56,8 @@ and answers until SIGINT or SIGTERM (or tbfs unmount), then unmounts.
 or a scheme a transport plugin serves, such as ftp:// with tbfs-source-ftp in
 --plugin-dir); tables are searched in the order given. The URL forms and
 plugins are tbprobe's. Without --tables the fixture tables
-built into the binary (the repository's testdata/chesstb, packs included) are
-mounted, from any working directory.
+built into the binary (the repository's testdata/chesstb, packs included,
+and testdata/syzygy) are mounted, from any working directory.
 
 --metadata-ttl is how long what a remote location said about a table (its
 size and version, or that it does not exist) is trusted without asking

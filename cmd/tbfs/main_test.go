@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/tbfs/tbfs/internal/mounttest"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
-	"github.com/tbfs/tbfs/testdata"
 )
 
 var (
@@ -120,10 +118,17 @@ func TestUnmountCommand(t *testing.T) {
 }
 
 // TestDefaultTables: without --tables the fixture tables built into the
-// binary are mounted (both roots, so the DTC/DTM50 packs answer too), from a
-// working directory with no checkout around it, and tables/ shows the table
-// files only. The expected values are the reference prober's, from
-// testdata/chesstb/oracle/seed_cases.tsv: WIN, dtm 19, dtm50 WIN/19.
+// binary are mounted (the chesstb roots, so the DTC/DTM50 packs answer
+// too, and the Syzygy fixtures), from a working directory with no checkout
+// around it, and tables/ shows the table files only. The expected values
+// are the reference probers': testdata/chesstb/oracle/seed_cases.tsv for
+// the seed (WIN, dtm 19, dtm50 WIN/19), and Fathom's rows of the Syzygy
+// fixtures (testdata/syzygy/probe.tsv), every one read through wdl/ and
+// chess/<FEN>.json: the tables' class of Fathom's DTZ50″, formats naming
+// both formats (each fixture material has a chesstb table too) and
+// syzygy_dtz Fathom's value. tables/ lists exactly the fixture
+// directories' table files, each once, and passes each Syzygy file
+// through byte for byte.
 func TestDefaultTables(t *testing.T) {
 	mnt, p := startMount(t, nil, "--debug")
 	name := strings.ReplaceAll(seedFEN, " ", "_")
@@ -148,46 +153,8 @@ func TestDefaultTables(t *testing.T) {
 	if err := json.Unmarshal(b, &d); err != nil || d.WDL == nil || *d.WDL != 2 || d.DTM50 == nil || *d.DTM50 != 19 {
 		t.Errorf("chess/%s.json = %s (%v); want wdl 2, dtm50 19", seedFEN, b, err)
 	}
-	// tables/ holds table files only: no README.md, no oracle/ rows.
-	tableExt := map[string]bool{".lzw": true, ".lzdtz": true, ".lzdtm": true, ".lzdtm50": true, ".lzdtc": true}
-	var files int
-	err = filepath.WalkDir(filepath.Join(mnt, "tables"), func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "oracle" {
-				t.Errorf("tables/ shows a non-table folder %s", p)
-			}
-			return nil
-		}
-		files++
-		if !tableExt[filepath.Ext(p)] {
-			t.Errorf("tables/ shows a non-table file %s", p)
-		}
-		return nil
-	})
-	if err != nil || files == 0 {
-		t.Fatalf("walking tables/: %d files, %v", files, err)
-	}
-	// Each embedded table shows once: the packs root lies inside the
-	// other root, yet tables/ must not list its files a second time as
-	// packs/X.
-	var embedded int
-	fs.WalkDir(testdata.ChessTB, ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			embedded++
-		}
-		return err
-	})
-	if files != embedded {
-		t.Errorf("tables/ lists %d files; %d tables are embedded", files, embedded)
-	}
-	for _, want := range []string{"KQK.lzdtm50", "KPK.lzdtc", "wdl/KQK.lzw"} {
-		if _, err := os.Stat(filepath.Join(mnt, "tables", want)); err != nil {
-			t.Errorf("tables/%s: %v", want, err)
-		}
-	}
+	checkFathomRows(t, mnt)
+	checkTablesDir(t, mnt)
 	// --debug logs the reason for a refused path.
 	if _, err := os.ReadFile(filepath.Join(mnt, "wdl/8/8/8/5k2/8/8/1Q6/K7_z")); !errors.Is(err, syscall.ENOENT) {
 		t.Fatalf("bad side to move: %v", err)

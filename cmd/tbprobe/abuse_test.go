@@ -37,6 +37,7 @@ func TestParallelClamped(t *testing.T) {
 // oracle), in order, and the exit status reports the failure.
 func TestLongLineFailsAlone(t *testing.T) {
 	rows := fixtureRows(t)[:6]
+	syz := readSyzygyFixtures(t) // no --tables: the embedded defaults
 	var in strings.Builder
 	for i, r := range rows {
 		if i == 3 {
@@ -57,9 +58,9 @@ func TestLongLineFailsAlone(t *testing.T) {
 					t.Errorf("long line's answer %v, want its own error", o)
 				}
 			case i < 3:
-				checkObject(t, rows[i].Where, o, wantJSON(t, rows[i], rows[i].FEN))
+				checkObject(t, rows[i].Where, o, wantProbe(t, syz, rows[i], rows[i].FEN))
 			default:
-				checkObject(t, rows[i-1].Where, o, wantJSON(t, rows[i-1], rows[i-1].FEN))
+				checkObject(t, rows[i-1].Where, o, wantProbe(t, syz, rows[i-1], rows[i-1].FEN))
 			}
 		}
 	}

@@ -37,8 +37,9 @@ func wantJSON(t testing.TB, r chesstboracle.Row, fen string) map[string]any {
 	mate, stale := ccStatus(t, fen)
 	m["checkmate"], m["stalemate"] = mate, stale
 	if !mate && !stale && !bareKings(r.FEN, r.Move) {
-		// These tests open chesstb tables only; the board alone settles
-		// mates, stalemates and bare kings, which no table answers.
+		// chesstb's tables answer (wantProbe adds what Syzygy's do); the
+		// board alone settles mates, stalemates and bare kings, which no
+		// table answers.
 		m["formats"] = []any{"chesstb"}
 	}
 	if mate {
@@ -50,6 +51,18 @@ func wantJSON(t testing.TB, r chesstboracle.Row, fen string) map[string]any {
 				m[k] = float64(0)
 			}
 		}
+	}
+	return m
+}
+
+// wantProbe is wantJSON for tables that include the Syzygy fixtures syz
+// (the embedded defaults), which add their keys (syzygyFixtures.addProbe);
+// nil syz is chesstb's tables alone.
+func wantProbe(t *testing.T, syz *syzygyFixtures, r chesstboracle.Row, fen string) map[string]any {
+	t.Helper()
+	m := wantJSON(t, r, fen)
+	if syz != nil {
+		syz.addProbe(t, m, r, fen, func() dtzWant { return syz.root(t, r, fen) })
 	}
 	return m
 }
@@ -77,6 +90,9 @@ type oracleSet struct {
 	tables   []string // --tables arguments; none means the built-in fixtures
 	probe    []string // probe.tsv-shaped files
 	children string
+	// syzygy are the Syzygy fixtures among the tables (the built-in
+	// ones), nil where the tables are chesstb's alone.
+	syzygy *syzygyFixtures
 }
 
 // oracleSets lists the fixture set (always) and the shared shipped set when
@@ -90,6 +106,7 @@ func oracleSets(t *testing.T) []oracleSet {
 			testenv.Testdata(t, "chesstb", "oracle", "seed_cases.tsv"),
 		},
 		children: testenv.Testdata(t, "chesstb", "oracle", "children.tsv"),
+		syzygy:   readSyzygyFixtures(t),
 	}}
 	if sharedPresent(t) {
 		base := testenv.Shared(t, "chesstb")

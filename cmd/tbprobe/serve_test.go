@@ -168,8 +168,10 @@ func insufficient(fen string) bool {
 // (numbers as float64, null as nil). dtz is the reference's DTZ in lila's
 // DTZ50″ convention (shakmaty-syzygy's: a cursed or blessed class is
 // ±(100 + plies), a checkmated side -1), precise only outside the cursed
-// band; chesstb_dtz is the reference's own value.
-func wantLichess(t *testing.T, r chesstboracle.Row, fen string) map[string]any {
+// band; chesstb_dtz is the reference's own value. Where the Syzygy
+// fixtures syz answer too (serve's embedded defaults hold them; nil syz:
+// chesstb's tables alone), see lichessSyzygy.
+func wantLichess(t *testing.T, syz *syzygyFixtures, r chesstboracle.Row, fen string, dtz func() dtzWant) map[string]any {
 	t.Helper()
 	o := wantJSON(t, r, fen)
 	w := map[string]any{
@@ -196,25 +198,65 @@ func wantLichess(t *testing.T, r chesstboracle.Row, fen string) map[string]any {
 			w["precise_dtz"] = d
 		}
 	}
+	if syz != nil {
+		lichessSyzygy(t, syz, w, r, fen, dtz)
+	}
 	return w
 }
 
-// checkLichess compares the listed keys of got with want.
+// lichessSyzygy adds to w what the Syzygy fixtures change in a lichess
+// answer where they answer (syzygyFixtures.answers): formats name both, and
+// dtz is the Syzygy table's DTZ50″ as it stands (lila reads it from the
+// table), Fathom's value (dtzWant). precise_dtz is that value where it is
+// the exact DTZ50″ chesstb's oracle gives, null where it is one ply short
+// (the table rounded it); in the cursed band, where chesstb's oracle does
+// not fix the DTZ50″, it is the value or null.
+func lichessSyzygy(t *testing.T, syz *syzygyFixtures, w map[string]any, r chesstboracle.Row, fen string, dtz func() dtzWant) {
+	t.Helper()
+	sw, ok := syz.answer(t, w, r, fen, dtz)
+	if !ok {
+		return
+	}
+	w["formats"], w["dtz"] = []any{"chesstb", "syzygy"}, sw.dtz
+	v, fixed := sw.dtz.(float64)
+	switch {
+	case fixed && sw.exact != nil:
+		w["precise_dtz"] = nil
+		if v == *sw.exact {
+			w["precise_dtz"] = v
+		}
+	case fixed:
+		w["precise_dtz"] = oneOf{v, nil}
+	default:
+		// Bounded, not fixed: precise_dtz is the exact value or null,
+		// and checkLichess holds it to dtz.
+		w["precise_dtz"] = oneOf{*sw.exact, nil}
+	}
+}
+
+// checkLichess compares the listed keys of got with want (a oneOf or
+// optional as matches reads them), and holds precise_dtz to its meaning in
+// lila's format: null, or dtz itself.
 func checkLichess(t *testing.T, where string, got, want map[string]any) {
 	t.Helper()
 	for _, k := range keysOf(want) {
-		if !reflect.DeepEqual(got[k], want[k]) {
-			t.Errorf("%s: %s = %v, want %v", where, k, got[k], want[k])
+		if v, ok := got[k]; !matches(v, ok, want[k]) {
+			t.Errorf("%s: %s = %v, want %v", where, k, v, describeWant(want[k]))
 		}
+	}
+	if p := got["precise_dtz"]; p != nil && p != got["dtz"] {
+		t.Errorf("%s: precise_dtz %v is neither null nor the dtz %v", where, p, got["dtz"])
 	}
 }
 
 // TestServeStandardOracle asks /standard for every fixture parent of
 // children.tsv from 8 concurrent clients and checks the answer and each
-// move key by key against the reference rows, and the key sets against
-// lichess's shape.
+// move key by key against the reference rows (chesstb's, and Fathom's for
+// what the embedded Syzygy fixtures add: lichessSyzygy), and the key sets
+// against lichess's shape.
 func TestServeStandardOracle(t *testing.T) {
 	base := startServe(t)
+	syz := readSyzygyFixtures(t) // serve's embedded defaults hold them
 	children := map[string]map[string]chesstboracle.Row{}
 	var parents []string
 	for _, r := range chesstboracle.Read(t, "../../testdata/chesstb/oracle/children.tsv") {
@@ -241,7 +283,7 @@ func TestServeStandardOracle(t *testing.T) {
 		wg.Go(func() {
 			t.Run(fmt.Sprintf("client%d", c), func(t *testing.T) {
 				for fen := range jobs {
-					checkStandard(t, base, fen, roots, children[fen])
+					checkStandard(t, base, syz, fen, roots, children[fen])
 				}
 			})
 		})
@@ -249,7 +291,7 @@ func TestServeStandardOracle(t *testing.T) {
 	wg.Wait()
 }
 
-func checkStandard(t *testing.T, base, fen string, roots map[string]chesstboracle.Row, kids map[string]chesstboracle.Row) {
+func checkStandard(t *testing.T, base string, syz *syzygyFixtures, fen string, roots map[string]chesstboracle.Row, kids map[string]chesstboracle.Row) {
 	code, v := getJSON(t, "GET", standardURL(base, fen), "", "")
 	if code != http.StatusOK {
 		t.Errorf("%s: status %d: %v", fen, code, v)
@@ -260,20 +302,12 @@ func checkStandard(t *testing.T, base, fen string, roots map[string]chesstboracl
 		t.Errorf("%s: keys %v, want %v", fen, k, lichessKeys)
 	}
 	if root, ok := roots[fen]; ok {
-		checkLichess(t, root.Where, got, wantLichess(t, root, fen))
+		checkLichess(t, root.Where, got, wantLichess(t, syz, root, fen, func() dtzWant { return syz.root(t, root, fen) }))
 	}
 	moves, _ := got["moves"].([]any)
 	if len(moves) != len(kids) {
 		t.Errorf("%s: %d moves, the reference lists %d", fen, len(moves), len(kids))
 	}
-	ccMu.Lock()
-	opt, err := cchess.FEN(fen)
-	if err != nil {
-		ccMu.Unlock()
-		t.Fatal(err)
-	}
-	parent := cchess.NewGame(opt).Position()
-	ccMu.Unlock()
 	for _, mv := range moves {
 		m := mv.(map[string]any)
 		if k := keysOf(m); !reflect.DeepEqual(k, lichessMoveKeys) {
@@ -285,19 +319,10 @@ func checkStandard(t *testing.T, base, fen string, roots map[string]chesstboracl
 			t.Errorf("%s: move %s not in the reference's list", fen, uci)
 			continue
 		}
-		// The child's FEN (for the rules-based keys) comes from corentings.
-		ccMu.Lock()
-		cm, err := cchess.UCINotation{}.Decode(parent, uci)
-		if err != nil {
-			ccMu.Unlock()
-			t.Fatalf("%s: corentings rejects %s: %v", fen, uci, err)
-		}
-		child := parent.Update(cm).String()
-		// Zeroing by the rules: a capture or a pawn move.
-		zeroing := cm.HasTag(cchess.Capture) || cm.HasTag(cchess.EnPassant) ||
-			parent.Board().Piece(cm.S1()).Type() == cchess.Pawn
-		ccMu.Unlock()
-		want := wantLichess(t, row, child)
+		// The child's FEN (for the rules-based keys) and whether the move
+		// zeroes the clock come from corentings.
+		child, zeroing := childFEN(t, fen, uci)
+		want := wantLichess(t, syz, row, child, func() dtzWant { return syz.child(t, row, fen, uci) })
 		want["zeroing"] = zeroing
 		checkLichess(t, row.Where+" "+uci, m, want)
 	}
@@ -394,9 +419,11 @@ func TestServeBadRequests(t *testing.T) {
 
 // TestServeBatch checks that a batch is answered in order in both body
 // forms, a bad FEN becoming an entry with its error, and that each answer
-// matches the reference row.
+// matches the reference row (and, for the keys the embedded Syzygy
+// fixtures add, Fathom's or chesstb's bound: lichessSyzygy).
 func TestServeBatch(t *testing.T) {
 	base := startServe(t)
+	syz := readSyzygyFixtures(t) // serve's embedded defaults hold them
 	rows := chesstboracle.Read(t, "../../testdata/chesstb/oracle/seed_cases.tsv")
 	var fens []string
 	for _, r := range rows {
@@ -425,7 +452,7 @@ func TestServeBatch(t *testing.T) {
 			if i >= 2 {
 				j++
 			}
-			checkLichess(t, form.ctype+" "+r.Where, list[j].(map[string]any), wantLichess(t, r, r.FEN))
+			checkLichess(t, form.ctype+" "+r.Where, list[j].(map[string]any), wantLichess(t, syz, r, r.FEN, func() dtzWant { return syz.root(t, r, r.FEN) }))
 		}
 	}
 	// A batch as large as the server takes, probed on every core: each
@@ -442,7 +469,7 @@ func TestServeBatch(t *testing.T) {
 		t.Fatalf("batch of %d: status %d, %d answers", len(rows), code, len(list))
 	}
 	for i, r := range rows {
-		checkLichess(t, "large batch "+r.Where, list[i].(map[string]any), wantLichess(t, r, r.FEN))
+		checkLichess(t, "large batch "+r.Where, list[i].(map[string]any), wantLichess(t, syz, r, r.FEN, func() dtzWant { return syz.root(t, r, r.FEN) }))
 	}
 }
 

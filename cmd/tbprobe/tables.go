@@ -21,9 +21,6 @@ import (
 	"github.com/tbfs/tbfs/source/stack"
 )
 
-// fixtureName is how the embedded tables are named in listings and errors.
-const fixtureName = "embedded:testdata/chesstb"
-
 // tableFlags are the flags every chess subcommand shares: where the tables
 // are and how much memory may cache them.
 type tableFlags struct {
@@ -43,7 +40,7 @@ type tableFlags struct {
 
 // register adds the shared flags to fs.
 func (tf *tableFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&tf.tables, "tables", nil, "`URL` of a table location: a directory, file://, s3://, http(s):// or a plugin's URL (repeatable, searched in order; default: the fixture tables built in)")
+	fs.StringArrayVar(&tf.tables, "tables", nil, "`URL` of a table location: a directory, file://, s3://, http(s):// or a plugin's URL (repeatable, searched in order; default: the chesstb and Syzygy fixture tables built in)")
 	tf.cacheSize = cli.Size(chesstb.DefaultBlockCacheBytes)
 	fs.Var(&tf.cacheSize, "cache-size", "`SIZE` of memory for decoded blocks, and for fetched blocks of each remote source (e.g. 64MiB, 1.5G; binary units)")
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")

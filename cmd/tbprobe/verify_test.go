@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,19 +66,73 @@ func dataOffset(t *testing.T, dir, material, kind string) int {
 	return off
 }
 
-// TestVerifyFixtures: the committed fixtures (the reference generator's
-// own output) verify clean, built-in and from a directory.
-func TestVerifyFixtures(t *testing.T) {
-	for _, args := range [][]string{
-		{"verify"},
-		{"verify", "--tables", testenv.Testdata(t, "chesstb"), "--tables", testenv.Testdata(t, "chesstb", "packs")},
-	} {
-		res := runBin(t, "", nil, args...)
-		if res.code != 0 {
-			t.Errorf("%q: exit %d\n%s%s", args, res.code, res.stdout, res.stderr)
+// fixtureTables are the table files of the committed fixtures, as ls and
+// verify name them, read from the fixture directories themselves (the
+// arbiter of what the binary embeds): chesstb's wdl/, dtz/ and dtm/ files
+// by their path, the packs/ files and Syzygy's by their name (each folder
+// is a table root of its own).
+func fixtureTables(t *testing.T) (chesstb, syzygy []string) {
+	t.Helper()
+	root := testenv.Testdata(t, "chesstb")
+	for _, dir := range []string{"wdl", "dtz", "dtm", "packs"} {
+		ents, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !strings.Contains(res.stdout, "33 tables verified, 0 corrupt blocks or files, 0 unreadable") {
-			t.Errorf("%q: summary missing:\n%s", args, res.stdout)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "K") {
+				name := dir + "/" + e.Name()
+				if dir == "packs" {
+					name = e.Name()
+				}
+				chesstb = append(chesstb, name)
+			}
+		}
+	}
+	ents, err := os.ReadDir(testenv.Testdata(t, "syzygy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".rtbw") || strings.HasSuffix(e.Name(), ".rtbz") {
+			syzygy = append(syzygy, e.Name())
+		}
+	}
+	if len(chesstb) == 0 || len(syzygy) == 0 {
+		t.Fatalf("fixtures: %d chesstb and %d Syzygy table files", len(chesstb), len(syzygy))
+	}
+	return chesstb, syzygy
+}
+
+// TestVerifyFixtures: the committed fixtures (the reference generators'
+// own output: chesstb's, and Syzygy's whose embedded checksums tbcheck
+// passed, ../shared/syzygy/README.md) verify clean, built-in (every
+// chesstb and Syzygy fixture file, each Syzygy file by its checksum) and
+// from the chesstb directories (the chesstb files alone).
+func TestVerifyFixtures(t *testing.T) {
+	chesstb, syzygy := fixtureTables(t)
+	for _, c := range []struct {
+		args   []string
+		tables int
+		syzygy []string
+	}{
+		{[]string{"verify"}, len(chesstb) + len(syzygy), syzygy},
+		{[]string{"verify", "--tables", testenv.Testdata(t, "chesstb"), "--tables", testenv.Testdata(t, "chesstb", "packs")}, len(chesstb), nil},
+	} {
+		res := runBin(t, "", nil, c.args...)
+		if res.code != 0 {
+			t.Errorf("%q: exit %d\n%s%s", c.args, res.code, res.stdout, res.stderr)
+		}
+		if want := strconv.Itoa(c.tables) + " tables verified, 0 corrupt blocks or files, 0 unreadable"; !strings.Contains(res.stdout, want) {
+			t.Errorf("%q: summary %q missing:\n%s", c.args, want, res.stdout)
+		}
+		for _, name := range c.syzygy {
+			if !strings.Contains(res.stdout, "ok      "+name+" (Syzygy checksum)\n") {
+				t.Errorf("%q: no passed checksum for %s:\n%s", c.args, name, res.stdout)
+			}
+		}
+		if n := strings.Count(res.stdout, "(Syzygy checksum)"); n != len(c.syzygy) {
+			t.Errorf("%q: %d Syzygy checksums, want %d", c.args, n, len(c.syzygy))
 		}
 	}
 }
@@ -147,40 +202,41 @@ func TestVerifyFindsDamage(t *testing.T) {
 	})
 }
 
-// TestLsAndInfo checks ls against the fixture directory itself (every
-// table file listed once with its size) and info's header facts against
-// the files' sizes.
+// TestLsAndInfo checks ls against the fixture directories themselves
+// (every chesstb and Syzygy table file listed once, the Syzygy ones as
+// such) and info's header facts against the files' sizes.
 func TestLsAndInfo(t *testing.T) {
 	root := testenv.Testdata(t, "chesstb")
 	res := runBin(t, "", nil, "ls")
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
+	chesstb, syzygy := fixtureTables(t)
 	want := map[string]bool{}
-	for _, dir := range []string{"wdl", "dtz", "dtm", "packs"} {
-		ents, err := os.ReadDir(filepath.Join(root, dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), "K") {
-				name := dir + "/" + e.Name()
-				if dir == "packs" {
-					name = e.Name()
-				}
-				want[name] = true
-			}
-		}
+	for _, name := range chesstb {
+		want[name] = false
+	}
+	for _, name := range syzygy {
+		want[name] = true
 	}
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")[1:]
 	if len(lines) != len(want) {
 		t.Errorf("%d tables listed, the fixtures hold %d:\n%s", len(lines), len(want), res.stdout)
 	}
+	seen := map[string]bool{}
 	for _, l := range lines {
 		f := strings.Fields(l)
-		if !want[f[len(f)-1]] {
-			t.Errorf("listed %q, not a fixture table", f[len(f)-1])
+		name := f[len(f)-1]
+		isSyzygy, ok := want[name]
+		switch {
+		case !ok:
+			t.Errorf("listed %q, not a fixture table", name)
+		case seen[name]:
+			t.Errorf("listed %q twice", name)
+		case isSyzygy != slices.Contains(f, "syzygy"):
+			t.Errorf("%q: listed as %q; a Syzygy file: %v", name, l, isSyzygy)
 		}
+		seen[name] = true
 	}
 	res = runBin(t, "", nil, "info", "KQvKR")
 	fi, err := os.Stat(filepath.Join(root, "dtz", "KQKR.lzdtz"))
@@ -192,6 +248,18 @@ func TestLsAndInfo(t *testing.T) {
 	}
 	if !strings.Contains(res.stdout, "DTC    no table") {
 		t.Errorf("info should say KQKR has no DTC table here:\n%s", res.stdout)
+	}
+	// The Syzygy files of a material, named with their size and location.
+	res = runBin(t, "", nil, "info", "KRvKR")
+	for _, name := range []string{"KRvKR.rtbw", "KRvKR.rtbz"} {
+		fi, err := os.Stat(testenv.Testdata(t, "syzygy", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := regexp.MustCompile(regexp.QuoteMeta(name) + `, \S+ \(` + strconv.FormatInt(fi.Size(), 10) + ` bytes\), Syzygy \(in embedded:testdata/syzygy\)`)
+		if res.code != 0 || !want.MatchString(res.stdout) {
+			t.Errorf("info KRvKR: exit %d, no %s of %d bytes:\n%s", res.code, name, fi.Size(), res.stdout)
+		}
 	}
 	res = runBin(t, "", nil, "info", "KQQKQ")
 	if res.code != 1 || !strings.Contains(res.stderr, "no table for KQQKQ") {

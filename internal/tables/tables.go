@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -111,19 +112,30 @@ func (o *Opener) Open(ctx context.Context, urls []string) (Set, error) {
 	return set, nil
 }
 
-// Embedded opens the fixture tables built into the binary (the
-// repository's testdata/chesstb, packs included), one location per root,
-// with the wrappers of a local directory.
+// Embedded opens the chess fixture tables built into the binary, one
+// location per root with the wrappers of a local directory: the
+// repository's testdata/chesstb (packs included), then testdata/syzygy, the
+// order of "--tables testdata/chesstb --tables testdata/syzygy", so a
+// prober over them answers from both formats.
 func (o *Opener) Embedded() (Set, error) {
 	var set Set
-	for _, dir := range testdata.ChessTBRoots {
-		sub, err := testdata.ChessTBRoot(dir)
+	add := func(name string, sub fs.FS, err error) error {
 		if err != nil {
 			set.Close()
-			return nil, fmt.Errorf("embedded tables %s: %w", dir, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		name := "embedded:testdata/" + dir
 		set = append(set, &Location{URL: name, Stack: stack.Wrap(fssource.New(sub, name), false, o.opts.Stack)})
+		return nil
+	}
+	for _, dir := range testdata.ChessTBRoots {
+		sub, err := testdata.ChessTBRoot(dir)
+		if err := add("embedded:testdata/"+dir, sub, err); err != nil {
+			return nil, err
+		}
+	}
+	sub, err := testdata.SyzygyRoot()
+	if err := add(testdata.SyzygyName, sub, err); err != nil {
+		return nil, err
 	}
 	return set, nil
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // TestOpen opens a directory and the embedded fixtures; both list the
-// same KQK WDL table (the fixtures are the repository's testdata/chesstb).
+// same KQK WDL table (the fixtures are the repository's testdata/chesstb),
+// and the embedded set's last location holds testdata/syzygy's KQvK.
 func TestOpen(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("TBFS_PLUGIN_DIR", "")
@@ -45,6 +46,18 @@ func TestOpen(t *testing.T) {
 	}
 	if got := set.URLs(); len(got) != 1 || got[0] != dir {
 		t.Errorf("URLs = %v, want [%s]", got, dir)
+	}
+	// The embedded set ends with the Syzygy fixtures, after the chesstb
+	// roots, as --tables would name them.
+	last := emb[len(emb)-1]
+	obj, err := last.Open(ctx, "KQvK.rtbw")
+	if err != nil {
+		t.Fatalf("%s: %v", last.URL, err)
+	}
+	defer obj.Close()
+	fi, err := os.Stat(testenv.Testdata(t, "syzygy", "KQvK.rtbw"))
+	if err != nil || obj.Size() != fi.Size() || len(emb) < 2 {
+		t.Errorf("%s (of %d locations): KQvK.rtbw has %d bytes, the file %v (%v)", last.URL, len(emb), obj.Size(), fi.Size(), err)
 	}
 }
 
