@@ -29,7 +29,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
@@ -44,6 +43,7 @@ import (
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
+	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/stack"
 )
@@ -61,8 +61,8 @@ and testdata/syzygy) are mounted, from any working directory.
 
 --metadata-ttl is how long what a remote location said about a table (its
 size and version, or that it does not exist) is trusted without asking
-again: with --cache-dir a remount whose reads are on disk sends no request
-within it. A table replaced on the server is never mixed with its old
+again (0 asks every time): with --cache-dir a remount whose reads are on
+disk sends no request within it. A table replaced on the server is never mixed with its old
 version; after the TTL it is served as the new one.
 
 --decoded-cache keeps decoded distance and pack blocks on local disk (LZ4,
@@ -114,7 +114,7 @@ type mountConfig struct {
 	allowOther   bool
 	debug        bool
 	mountpoint   string
-	metadataTTL  time.Duration
+	metadataTTL  tables.MetadataTTL
 	maxRequests  int
 	pluginDir    string
 	pluginPins   host.Checksums
@@ -158,7 +158,8 @@ func newMountCmd() *cobra.Command {
 	fl.Var(&size, "cache-size", "`SIZE` of table data kept in memory, for decoded blocks and again for fetched remote blocks (e.g. 64MiB, 1.5G; binary units)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this `DIR`, across remounts")
 	fl.Var(&diskSize, "cache-dir-size", "`SIZE` --cache-dir may hold (binary units)")
-	fl.DurationVar(&cfg.metadataTTL, "metadata-ttl", 5*time.Minute, "how long a remote table's size and version, or its absence, are trusted without asking again")
+	cfg.metadataTTL = tables.MetadataTTL(listcache.DefaultTTL)
+	fl.Var(&cfg.metadataTTL, "metadata-ttl", "how long a remote table's size and version, or its absence, are trusted without asking again (0: ask every time)")
 	fl.IntVar(&cfg.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
 	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic (implies --log-level debug)")
@@ -194,9 +195,6 @@ func parseMountOptions(cfg *mountConfig, umask, logLevel string) error {
 func checkMount(cfg *mountConfig, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("mount takes one MOUNTPOINT, got %d arguments", len(args))
-	}
-	if cfg.metadataTTL < 0 {
-		return fmt.Errorf("--metadata-ttl %v: must not be negative", cfg.metadataTTL)
 	}
 	if cfg.maxRequests <= 0 {
 		return fmt.Errorf("--max-requests %d: want a positive number", cfg.maxRequests)
@@ -261,7 +259,7 @@ type transportStats struct {
 func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, stderr io.Writer) error {
 	opener, err := tables.NewOpener(ctx, tables.Options{
 		Stack: stack.Options{
-			CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL,
+			CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL.TTL(),
 			Disk: stack.DiskOptions{Dir: cfg.cacheDir, Budget: cfg.cacheDirSize},
 		},
 		PluginDir:       cfg.pluginDir,
@@ -297,7 +295,7 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	// (0: stack's default, as for the listing).
 	// chesstb and Syzygy tables are found by name in the same locations,
 	// within one decoded-block budget.
-	topts := chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL}
+	topts := chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL()}
 	decoded, err := cfg.decoded.Open()
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ func mountProbe(tb testing.TB, rawURL string, cfg mountConfig, pos *chess.Positi
 	ctx := context.Background()
 	start := time.Now()
 	opener, err := tables.NewOpener(ctx, tables.Options{Stack: stack.Options{
-		CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL,
+		CacheBytes: cfg.cacheSize, MaxRequests: cfg.maxRequests, MetadataTTL: cfg.metadataTTL.TTL(),
 		Disk: stack.DiskOptions{Dir: cfg.cacheDir, Budget: cfg.cacheDirSize},
 	}})
 	if err != nil {
@@ -87,7 +87,7 @@ func BenchmarkRemount(b *testing.B) {
 	}
 	url, _ := httptest.ServeSlowListed(b, dir, remountDelay)
 	cfg := mountConfig{cacheSize: chesstb.DefaultBlockCacheBytes, cacheDirSize: 1 << 30,
-		metadataTTL: 5 * time.Minute, maxRequests: 32}
+		metadataTTL: tables.MetadataTTL(5 * time.Minute), maxRequests: 32}
 	for range b.N {
 		pass := func(name string, c func(i int) mountConfig) {
 			var p remountPass

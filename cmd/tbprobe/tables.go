@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -29,7 +28,7 @@ type tableFlags struct {
 	pluginDir       string
 	pluginChecksums host.Checksums
 	maxRequests     int
-	metadataTTL     time.Duration
+	metadataTTL     tables.MetadataTTL
 	// manifests is a directory of block integrity manifests, "" for
 	// beside the tables; noManifests ignores them (verify --manifest).
 	manifests   string
@@ -46,7 +45,8 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
 	fs.Var(&tf.pluginChecksums, "plugin-sha256", "`NAME=HEX`: run plugin NAME only if its binary has this SHA-256 (repeatable; when given, unpinned plugins do not run)")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
-	fs.DurationVar(&tf.metadataTTL, "metadata-ttl", listcache.DefaultTTL, "how long a listing of a remote table location, and a table found missing, answer which tables exist")
+	tf.metadataTTL = tables.MetadataTTL(listcache.DefaultTTL)
+	fs.Var(&tf.metadataTTL, "metadata-ttl", "how long a listing of a remote table location, and a table found missing, answer which tables exist (0: ask every time)")
 	fs.StringVar(&tf.manifests, "manifests", "", "`DIR` of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
 	tf.decoded.Register(fs)
 }
@@ -74,9 +74,10 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 			ts.Close()
 		}
 	}()
+	ttl := tf.metadataTTL.TTL()
 	var err error
 	ts.opener, err = tables.NewOpener(ctx, tables.Options{
-		Stack:           stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: tf.metadataTTL},
+		Stack:           stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: ttl},
 		PluginDir:       tf.pluginDir,
 		PluginChecksums: tf.pluginChecksums,
 	})
@@ -91,7 +92,7 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests, MissingTTL: tf.metadataTTL}
+	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests, MissingTTL: ttl}
 	if tf.manifests != "" && !tf.noManifests {
 		m, err := mmap.New(tf.manifests)
 		if err != nil {
