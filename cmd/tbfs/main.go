@@ -70,6 +70,12 @@ a checksum per block, within --decoded-cache-size), so a remount reads them
 back instead of decoding their LZMA again; a damaged file there is decoded
 afresh, never served.
 
+Block integrity manifests (tbprobe verify --manifest) are looked for beside
+the tables, or in the local folder --manifests names, for tables in a
+location that holds none (a read-only bucket): with one, a table's blocks or
+pages are checked as they are read, instead of the whole file before its
+first answer.
+
 The mount is read-only (ro in /proc/mounts) and the kernel enforces the
 modes it shows: files 0444 and directories 0555 less --umask, owned by
 --uid and --gid; tables/ shows table files only, never more readable than
@@ -115,6 +121,7 @@ type mountConfig struct {
 	debug        bool
 	mountpoint   string
 	metadataTTL  tables.MetadataTTL
+	manifests    tables.ManifestDir
 	maxRequests  int
 	pluginDir    string
 	pluginPins   host.Checksums
@@ -172,6 +179,7 @@ func newMountCmd() *cobra.Command {
 	fl.BoolVar(&cfg.daemon, "daemon", false, "run in the background; exit 0 once the mount answers, non-zero if it cannot mount")
 	fl.StringVar(&cfg.logFile, "log-file", "", "with --daemon, append the log to this `FILE` (default: discarded)")
 	cfg.decoded.Register(fl)
+	cfg.manifests.Register(fl)
 	return cmd
 }
 
@@ -291,11 +299,19 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	}
 	defer gsts.Close()
 	srcs := sts.Sources()
-	// --metadata-ttl also bounds how long a missing table is remembered
-	// (0: stack's default, as for the listing).
+	// --metadata-ttl also bounds how long a missing table is remembered,
+	// as it does the listing.
 	// chesstb and Syzygy tables are found by name in the same locations,
 	// within one decoded-block budget.
 	topts := chesstb.Options{BlockCacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL()}
+	manifests, err := cfg.manifests.Open()
+	if err != nil {
+		return err
+	}
+	if manifests != nil {
+		defer manifests.Close()
+		topts.Manifests = manifests
+	}
 	decoded, err := cfg.decoded.Open()
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/tbfs/tbfs/source/limit"
 	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
-	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/stack"
 )
 
@@ -31,7 +29,7 @@ type tableFlags struct {
 	metadataTTL     tables.MetadataTTL
 	// manifests is a directory of block integrity manifests, "" for
 	// beside the tables; noManifests ignores them (verify --manifest).
-	manifests   string
+	manifests   tables.ManifestDir
 	noManifests bool
 	// decoded keeps decoded blocks on disk across runs.
 	decoded tables.DecodedCache
@@ -47,7 +45,7 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	tf.metadataTTL = tables.MetadataTTL(listcache.DefaultTTL)
 	fs.Var(&tf.metadataTTL, "metadata-ttl", "how long a listing of a remote table location, and a table found missing, answer which tables exist (0: ask every time)")
-	fs.StringVar(&tf.manifests, "manifests", "", "`DIR` of block integrity manifests (written by tbprobe verify --manifest); default: beside the tables")
+	tf.manifests.Register(fs)
 	tf.decoded.Register(fs)
 }
 
@@ -93,13 +91,15 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 		return nil, err
 	}
 	topts := chesstb.Options{BlockCacheBytes: int64(tf.cacheSize), NoManifests: tf.noManifests, MissingTTL: ttl}
-	if tf.manifests != "" && !tf.noManifests {
-		m, err := mmap.New(tf.manifests)
+	if !tf.noManifests {
+		m, err := tf.manifests.Open()
 		if err != nil {
-			return nil, fmt.Errorf("manifests %s: %w", tf.manifests, err)
+			return nil, err
 		}
-		ts.closers = append(ts.closers, m)
-		topts.Manifests = m
+		if m != nil {
+			ts.closers = append(ts.closers, m)
+			topts.Manifests = m
+		}
 	}
 	st, err := tf.decoded.Open()
 	if err != nil {
