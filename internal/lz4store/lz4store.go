@@ -151,8 +151,9 @@ func header(key string, n int, sum uint64) []byte {
 // errMismatch is a file that is not the block asked for.
 var errMismatch = errors.New("lz4store: file does not hold the block")
 
-// Load returns the block stored under key, of exactly size bytes, into a
-// new slice; ok is false when the store does not hold it whole and intact.
+// Load returns the block stored under key, of exactly size bytes (of any
+// size up to the limit, for a negative size), into a new slice; ok is false
+// when the store does not hold it whole and intact.
 func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 	defer func() {
 		if ok {
@@ -161,7 +162,7 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 			s.misses.Add(1)
 		}
 	}()
-	if size < 0 || size > maxBlock {
+	if size > maxBlock {
 		return nil, false
 	}
 	name := fileName(key)
@@ -233,7 +234,10 @@ func decodeFile(raw []byte, key string, size int) ([]byte, error) {
 	n := int(binary.LittleEndian.Uint32(rest))
 	sum := binary.LittleEndian.Uint64(rest[4:])
 	rest = rest[12:]
-	if n != size {
+	if size < 0 {
+		size = n
+	}
+	if n != size || n > maxBlock {
 		return nil, errMismatch
 	}
 	data := make([]byte, size)
