@@ -101,9 +101,9 @@ func damagedFileIsAMiss(t *testing.T, size int) {
 			write(bad)
 			got, ok := s.Load(key, size)
 			if ok {
-				// A flip LZ4 does not see (a match offset into a run of
-				// equal bytes) may still decode to the block, which the
-				// checksum confirms; anything else is a miss.
+				// The key, the length and the checksum are compared
+				// and the checksum covers the LZ4 bytes, so a flip
+				// should miss; whatever loads must be the block.
 				if !bytes.Equal(got, want) {
 					t.Fatalf("byte %d ^ %#x: load returned other bytes", i, flip)
 				}
