@@ -167,14 +167,22 @@ func (pa *Partial) Lookup(head []byte, pos int) (rec Record, need int, err error
 	for len(pa.snaps) <= sid {
 		i := len(pa.snaps) - 1
 		c := pa.snaps[i]
-		lo := i * stride
-		rest := uint32(stride)
-		for st := Single; st <= Multi; st++ {
-			k := uint32(pa.cnt.countBefore(st, lo, lo+stride))
-			c[st] += k
-			rest -= k
+		// One pass over the stride's eight words counts all three
+		// non-constant states.
+		var single, double, multi int
+		words := pa.cnt.states[i*stride/4:][:stride/4]
+		for k := 0; k < len(words); k += 8 {
+			w := binary.LittleEndian.Uint64(words[k:])
+			const even = 0x5555555555555555
+			lo, hi := w&even, (w>>1)&even
+			single += bits.OnesCount64(lo &^ hi)
+			double += bits.OnesCount64(hi &^ lo)
+			multi += bits.OnesCount64(lo & hi)
 		}
-		c[Const] += rest
+		c[Single] += uint32(single)
+		c[Double] += uint32(double)
+		c[Multi] += uint32(multi)
+		c[Const] += uint32(stride - single - double - multi)
 		pa.snaps = append(pa.snaps, c)
 	}
 	st := pa.cnt.stateAt(pos)
