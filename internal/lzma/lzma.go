@@ -283,11 +283,10 @@ func (z *Decoder) decode(out []byte, target int) error {
 	var err error
 	var m uint32
 loop:
+	// An overrun is checked once, when decoding stops: input past the end
+	// reads as zeros, and each symbol writes at least one byte, so a
+	// truncated stream still stops at target.
 	for p < target {
-		if inp > len(in) {
-			err = errEarly
-			break
-		}
 		posState := uint32(p) & pbMask
 		rng, cod, inp = rcNorm(rng, cod, in, inp)
 		prob := &z.isMatch[(state<<4|posState)&0xFF]
