@@ -258,9 +258,12 @@ func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error
 		end := min(idx, n|63+1)
 		word := w.short[wi]
 		for n < end && off+wide <= avail {
-			short := uint64(head[off+flag] >> 7)
-			word |= short << (n & 63)
-			off += wide - short*eb
+			// all ones for a short record: the flag byte's sign,
+			// which keeps a multiply off the chain from one
+			// record's offset to the next.
+			short := uint64(int64(int8(head[off+flag])) >> 7)
+			word |= (short & 1) << (n & 63)
+			off += wide - short&eb
 			n++
 		}
 		w.short[wi] = word
