@@ -13,18 +13,7 @@ import (
 // without walking; and an index with any one bit flipped, truncated,
 // extended or of a partial walk is refused, leaving the Partial to walk.
 func TestWalkIndex(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		layers int
-		eb     int
-		ranks  int
-		n      int
-	}{
-		{"dtm50-1byte", DTM50Layers, 1, 200, 3000},
-		{"dtm50-2byte", DTM50Layers, 2, 700, 1500},
-		{"dtc-1byte", DTCLayers, 1, 90, 3000},
-		{"dtc-tiny", DTCLayers, 1, 5, 7},
-	} {
+	for _, tc := range blockShapes {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(2, uint64(tc.n)))
 			cells := make([][]uint16, tc.n)
