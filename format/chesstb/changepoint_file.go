@@ -69,6 +69,7 @@ func (t *tableFile) packRecord(ctx context.Context, c int, idx uint64, memo *pac
 			if err != nil {
 				return nil, 0, err
 			}
+			t.tierWalkIndex(ctx, c, b, lb, pa)
 			pb := &packBlock{lzmaBlock: lb, part: pa}
 			pb.onGrow = func(delta int64) { t.cache.Resize(key, pb, delta) }
 			// The budget counts the coder with its compressed bytes, then

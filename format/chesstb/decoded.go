@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tbfs/tbfs/format/chesstb/internal/changepoint"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -17,7 +18,7 @@ import (
 // stored under key, or a miss; it must never return other bytes.
 type DecodedStore interface {
 	// Load returns the block stored under key if it holds one of size
-	// bytes, intact.
+	// bytes (any size, for a negative size), intact.
 	Load(key string, size int) ([]byte, bool)
 	// Store keeps data under key; it is best effort.
 	Store(key string, data []byte) error
@@ -87,4 +88,32 @@ func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int
 		_ = t.decoded.Store(key, data[:size])
 	}
 	return lb, nil
+}
+
+// walkKeySuffix names, beside a pack block's key, the block's walk index.
+const walkKeySuffix = "\x00walk"
+
+// tierWalkIndex gives pa, the fresh lookup index of pack block b of frame
+// c, the walk index the decoded store keeps beside the block, so lookups in
+// a block read back from the store walk no records; where the store has
+// none (or one that does not fit the block: a miss, like a damaged block),
+// it walks the whole block, which the store has decoded whole anyway, and
+// stores the index for the next process. Without a store, or for a block
+// that is not whole, it does nothing.
+func (t *tableFile) tierWalkIndex(ctx context.Context, c int, b uint64, lb *lzmaBlock, pa *changepoint.Partial) {
+	if lb.dec != nil || len(lb.buf) != lb.size {
+		return
+	}
+	key, ok := t.decodedKey(ctx, c, b)
+	if !ok {
+		return
+	}
+	key += walkKeySuffix
+	if index, ok := t.decoded.Load(key, -1); ok && pa.SetIndex(lb.buf, index) == nil {
+		return
+	}
+	if pa.WalkAll(lb.buf) == nil {
+		// An index that cannot be stored is only not kept.
+		_ = t.decoded.Store(key, pa.Index())
+	}
 }

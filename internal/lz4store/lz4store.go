@@ -4,9 +4,12 @@
 // restarted process reads them back at LZ4 speed instead of decoding again.
 //
 // Each block is one file named by a hash of its key and holding the key, the
-// block's length and an XXH64 checksum of its bytes, then the LZ4 block. A
-// file that does not match its key in every respect — another key, a short
-// or damaged file, a checksum that differs after decompression — is a miss,
+// block's length and an XXH64 checksum of its LZ4 bytes, then the LZ4 block
+// (the checksum is over the compressed bytes, a quarter or less of the
+// block, and a load checks it before decompressing: LZ4 decodes intact bytes
+// to the block they were made from). A file that does not match its key in
+// every respect — another key, a short or damaged file, a checksum that
+// differs, LZ4 bytes that do not decode to the length — is a miss,
 // never a wrong block: the caller decodes the block again and the file is
 // replaced. Files are written to a temporary name and renamed, so a crash
 // leaves either a whole file or none. When the files outgrow the budget the
@@ -36,7 +39,7 @@ import (
 )
 
 // magic starts every block file; a format change changes it.
-const magic = "tbfs-lz4store-v1\n"
+const magic = "tbfs-lz4store-v2\n"
 
 // suffix ends every block file's name.
 const suffix = ".lz4b"
@@ -138,7 +141,7 @@ func fileName(key string) string {
 }
 
 // header is what precedes the LZ4 bytes: the magic, the key, the block's
-// length and its checksum.
+// length and the checksum of the LZ4 bytes.
 func header(key string, n int, sum uint64) []byte {
 	h := make([]byte, 0, len(magic)+4+len(key)+4+8)
 	h = append(h, magic...)
@@ -151,8 +154,9 @@ func header(key string, n int, sum uint64) []byte {
 // errMismatch is a file that is not the block asked for.
 var errMismatch = errors.New("lz4store: file does not hold the block")
 
-// Load returns the block stored under key, of exactly size bytes, into a
-// new slice; ok is false when the store does not hold it whole and intact.
+// Load returns the block stored under key, of exactly size bytes (of any
+// size up to the limit, for a negative size), into a new slice; ok is false
+// when the store does not hold it whole and intact.
 func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 	defer func() {
 		if ok {
@@ -161,7 +165,7 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 			s.misses.Add(1)
 		}
 	}()
-	if size < 0 || size > maxBlock {
+	if size > maxBlock {
 		return nil, false
 	}
 	name := fileName(key)
@@ -233,12 +237,18 @@ func decodeFile(raw []byte, key string, size int) ([]byte, error) {
 	n := int(binary.LittleEndian.Uint32(rest))
 	sum := binary.LittleEndian.Uint64(rest[4:])
 	rest = rest[12:]
-	if n != size {
+	if size < 0 {
+		size = n
+	}
+	if n != size || n > maxBlock {
+		return nil, errMismatch
+	}
+	if xxhash.Sum64(rest) != sum {
 		return nil, errMismatch
 	}
 	data := make([]byte, size)
 	got, err := lz4.UncompressBlock(rest, data)
-	if err != nil || got != size || xxhash.Sum64(data) != sum {
+	if err != nil || got != size {
 		return nil, errMismatch
 	}
 	return data, nil
@@ -251,7 +261,7 @@ func (s *Store) Store(key string, data []byte) error {
 	if len(data) > maxBlock {
 		return fmt.Errorf("lz4store: block of %d bytes", len(data))
 	}
-	hdr := header(key, len(data), xxhash.Sum64(data))
+	hdr := header(key, len(data), 0) // the checksum is set below
 	buf := make([]byte, len(hdr)+lz4.CompressBlockBound(len(data)))
 	copy(buf, hdr)
 	var c lz4.Compressor
@@ -265,6 +275,7 @@ func (s *Store) Store(key string, data []byte) error {
 		return errors.New("lz4store: block does not compress")
 	}
 	buf = buf[:len(hdr)+n]
+	binary.LittleEndian.PutUint64(buf[len(hdr)-8:], xxhash.Sum64(buf[len(hdr):]))
 	if int64(len(buf)) > s.budget {
 		return fmt.Errorf("lz4store: a %d-byte file exceeds the budget", len(buf))
 	}

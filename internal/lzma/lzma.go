@@ -283,11 +283,10 @@ func (z *Decoder) decode(out []byte, target int) error {
 	var err error
 	var m uint32
 loop:
+	// An overrun is checked once, when decoding stops: input past the end
+	// reads as zeros, and each symbol writes at least one byte, so a
+	// truncated stream still stops at target.
 	for p < target {
-		if inp > len(in) {
-			err = errEarly
-			break
-		}
 		posState := uint32(p) & pbMask
 		rng, cod, inp = rcNorm(rng, cod, in, inp)
 		prob := &z.isMatch[(state<<4|posState)&0xFF]
@@ -326,6 +325,10 @@ loop:
 					err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 					break
 				}
+				// The bits are decoded without a branch, as a plain
+				// literal's are: m is all ones for a 0 bit, which
+				// also restores offs where the bit agrees with the
+				// match byte's.
 				match := uint32(out[p-int(rep0)-1])
 				offs := uint32(0x100)
 				for range 8 {
@@ -333,20 +336,9 @@ loop:
 					bitOffs := offs
 					offs &= match
 					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					pr := &lit[(offs+bitOffs+sym)&0x3FF]
-					v := uint32(*pr)
-					bound := (rng >> 11) * v
-					if cod < bound {
-						rng = bound
-						*pr = uint16(v + (bitModelTotal-v)>>moveBits)
-						sym <<= 1
-						offs ^= bitOffs
-					} else {
-						rng -= bound
-						cod -= bound
-						*pr = uint16(v - v>>moveBits)
-						sym = sym<<1 | 1
-					}
+					rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+					sym = sym<<1 + 1 + m
+					offs ^= bitOffs & m
 				}
 				if state < 10 {
 					state -= 3

@@ -161,21 +161,25 @@ func stateOf(c []uint16, layers int) State {
 	return Multi
 }
 
+// blockShapes are the table shapes the encoded test blocks take: both
+// stacks, both rank widths, and a block of a few positions.
+var blockShapes = []struct {
+	name   string
+	layers int
+	eb     int
+	ranks  int
+	n      int
+}{
+	{"dtm50-1byte", DTM50Layers, 1, 200, 3000},
+	{"dtm50-2byte", DTM50Layers, 2, 700, 1500},
+	{"dtc-1byte", DTCLayers, 1, 90, 3000},
+	{"dtc-tiny", DTCLayers, 1, 5, 7},
+}
+
 // TestRoundTrip is a property test: random step functions, written by the
 // test-side encoder, read back layer by layer and segment by segment.
 func TestRoundTrip(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		layers int
-		eb     int
-		ranks  int
-		n      int
-	}{
-		{"dtm50-1byte", DTM50Layers, 1, 200, 3000},
-		{"dtm50-2byte", DTM50Layers, 2, 700, 1500},
-		{"dtc-1byte", DTCLayers, 1, 90, 3000},
-		{"dtc-tiny", DTCLayers, 1, 5, 7},
-	} {
+	for _, tc := range blockShapes {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tc.n)))
 			cells := make([][]uint16, tc.n)

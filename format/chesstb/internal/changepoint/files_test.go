@@ -92,6 +92,7 @@ func TestDecodeReferenceFiles(t *testing.T) {
 				}
 				checkPrefixLookups(t, payload, b)
 				checkPartialLookups(t, payload, b, i)
+				checkWalkIndex(t, payload, b)
 				total[0] += cn
 				total[1] += s
 				total[2] += d
@@ -168,6 +169,42 @@ func checkPartialLookups(t *testing.T, payload []byte, b *Block, seed uint64) {
 				t.Fatalf("position %d: asked for %d bytes holding %d of %d", pos, need, have, len(payload))
 			}
 			have = need
+		}
+	}
+}
+
+// checkWalkIndex is the same property for a Partial given the walk index of
+// the whole block, as the decoded tier keeps it: it finds the records
+// Lookup finds on the whole, strictly checked block.
+func checkWalkIndex(t *testing.T, payload []byte, b *Block) {
+	t.Helper()
+	walker, err := NewPartial(b.p, len(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := walker.WalkAll(payload); err != nil {
+		t.Fatal(err)
+	}
+	pa, err := NewPartial(b.p, len(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pa.SetIndex(payload, walker.Index()); err != nil {
+		t.Fatal(err)
+	}
+	step := max(1, b.Positions()/97)
+	for pos := 0; pos < b.Positions(); pos += step {
+		want, err := b.Lookup(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, need, err := pa.Lookup(payload, pos)
+		if err != nil || need != 0 {
+			t.Fatalf("position %d: need %d, %v", pos, need, err)
+		}
+		if got.State != want.State || got.DrawEnd != want.DrawEnd || !bytes.Equal(got.entry, want.entry) {
+			t.Fatalf("position %d: indexed lookup found %v %v %x, the whole block %v %v %x",
+				pos, got.State, got.DrawEnd, got.entry, want.State, want.DrawEnd, want.entry)
 		}
 	}
 }

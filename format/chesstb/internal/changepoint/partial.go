@@ -1,7 +1,9 @@
 package changepoint
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 )
@@ -9,15 +11,16 @@ import (
 // Partial looks positions up in one block whose payload is decompressed front
 // to back and only as far as lookups have needed. It keeps what each lookup
 // learned for the next: the state counts of the state vector up to every
-// 256th position walked past, and the SINGLE and DOUBLE records walked and
-// checked so far, with which of them are draw-ended (that fixes every walked
+// 256th position walked past, and the SINGLE and DOUBLE records walked so
+// far, with which of them are draw-ended (that fixes every walked
 // record's byte offset). A lookup of a position whose counts and record lie in
 // what earlier lookups covered costs no more than Block.Lookup; one further
 // in walks only the new part.
 //
-// Partial checks the header, the bounds of every stream it touches, every
-// record it returns and every SINGLE and DOUBLE record it walks past, but not
-// the parts of the block no lookup reached: Decode checks a whole payload.
+// Partial checks the header, the bounds of every stream it touches and
+// every record it returns, but not the records it only walks past (it takes
+// their widths, from their draw-end flags) nor the parts of the block no
+// lookup reached: Decode checks a whole payload.
 // On a valid block every record it returns is the one Decode's Lookup
 // returns. A Partial is not safe for concurrent use.
 type Partial struct {
@@ -38,9 +41,9 @@ type Partial struct {
 // stateCounts holds how many positions of each state precede a snapshot.
 type stateCounts [4]uint32
 
-// recordWalk is the checked front of a SINGLE or DOUBLE stream.
+// recordWalk is the walked front of a SINGLE or DOUBLE stream.
 type recordWalk struct {
-	n     uint64   // records walked and checked
+	n     uint64   // records walked
 	bytes uint64   // the bytes they span
 	short []uint64 // bit j: record j is draw-ended, so short
 	cum   []uint32 // cum[w]: short records among records [0, 64w)
@@ -53,8 +56,7 @@ func (w *recordWalk) shortBefore(j uint64) uint64 {
 }
 
 // add records walked record j (== w.n) of the given width. The caller
-// opens each hint word first (grow, when j is a multiple of 64): with that
-// call out of it, add inlines into the walk.
+// opens each hint word first (grow): with that call out of it, add inlines.
 func (w *recordWalk) add(short bool, width uint64) {
 	j := w.n
 	if short {
@@ -64,8 +66,8 @@ func (w *recordWalk) add(short bool, width uint64) {
 	w.bytes += width
 }
 
-// grow opens the hint word of the next 64 records. Kept out of line so that
-// the walk's loop stays small.
+// grow opens the hint word of the next 64 records, once the words before
+// it are complete. Kept out of line so that the walk's loop stays small.
 //
 //go:noinline
 func (w *recordWalk) grow() {
@@ -165,14 +167,22 @@ func (pa *Partial) Lookup(head []byte, pos int) (rec Record, need int, err error
 	for len(pa.snaps) <= sid {
 		i := len(pa.snaps) - 1
 		c := pa.snaps[i]
-		lo := i * stride
-		rest := uint32(stride)
-		for st := Single; st <= Multi; st++ {
-			k := uint32(pa.cnt.countBefore(st, lo, lo+stride))
-			c[st] += k
-			rest -= k
+		// One pass over the stride's eight words counts all three
+		// non-constant states.
+		var single, double, multi int
+		words := pa.cnt.states[i*stride/4:][:stride/4]
+		for k := 0; k < len(words); k += 8 {
+			w := binary.LittleEndian.Uint64(words[k:])
+			const even = 0x5555555555555555
+			lo, hi := w&even, (w>>1)&even
+			single += bits.OnesCount64(lo &^ hi)
+			double += bits.OnesCount64(hi &^ lo)
+			multi += bits.OnesCount64(lo & hi)
 		}
-		c[Const] += rest
+		c[Single] += uint32(single)
+		c[Double] += uint32(double)
+		c[Multi] += uint32(multi)
+		c[Const] += uint32(stride - single - double - multi)
 		pa.snaps = append(pa.snaps, c)
 	}
 	st := pa.cnt.stateAt(pos)
@@ -216,98 +226,101 @@ func (pa *Partial) Lookup(head []byte, pos int) (rec Record, need int, err error
 	return rec, 0, nil
 }
 
-// walkTo returns SINGLE or DOUBLE record idx, walking and checking the
-// records between the last walked one and it.
+// walkTo returns SINGLE or DOUBLE record idx. The records between the last
+// walked one and it are walked past reading only the byte that carries
+// their draw-end flag, which fixes their width: nothing else of a record
+// moves the records after it. The record returned is checked whole
+// (changepoints and ranks), whether walked now or by an earlier lookup, so
+// a damaged record is an error when it is read; one that is only walked
+// past cannot change another's value, as its width is all the walk takes
+// from it.
 func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error) {
 	eb := uint64(pa.p.EntryBytes)
 	fixed := uint64(st) // the change bytes: 1 for SINGLE, 2 for DOUBLE
 	narrow, wide := fixed+uint64(st)*eb, fixed+uint64(st+1)*eb
 	w := &pa.walks[st]
 	lo, hi := pa.streamLo[st], pa.streamHi[st]
-	rec := Record{State: st, b: pa.view}
 	if idx < w.n {
 		short := w.shortBefore(idx)
 		off := lo + short*narrow + (idx-short)*wide
-		rec.DrawEnd = w.short[idx>>6]>>(idx&63)&1 != 0
-		width := wide
-		if rec.DrawEnd {
-			width = narrow
-		}
-		rec.entry = head[off : off+width]
-		return rec, 0, nil
+		return pa.record(head, st, idx, off, hi)
 	}
 	off := lo + w.bytes
 	avail := min(uint64(len(head)), hi)
-	layers, ranks := pa.p.Layers, pa.p.Ranks
-	for j := w.n; ; j++ {
-		// The common case, inline: a whole record of the widest width in
-		// head that passes every check. Anything else takes the slow path
-		// below, which asks for more bytes or names what is wrong.
-		if off+wide <= avail {
-			r := head[off : off+wide]
-			var short, ok bool
-			if st == Single {
-				h := int(r[0] & 0x7f)
-				short, ok = r[0]&0x80 != 0, h >= 1 && h < layers
-			} else {
-				h1, h2 := int(r[0]), int(r[1]&0x7f)
-				short, ok = r[1]&0x80 != 0, h1 >= 1 && h1 < h2 && h2 < layers
-			}
-			width := wide
-			if short {
-				width = narrow
-			}
-			for k := fixed; k < width && ok; k += eb {
-				rank := int(r[k])
-				if eb == 2 {
-					rank |= int(r[k+1]) << 8
-				}
-				ok = rank < ranks
-			}
-			if ok {
-				if w.n&63 == 0 {
-					w.grow()
-				}
-				w.add(short, width)
-				if j == idx {
-					rec.DrawEnd = short
-					rec.entry = r[:width]
-					return rec, 0, nil
-				}
-				off += width
-				continue
-			}
+	flag := fixed - 1 // the byte whose top bit marks a short record
+	for w.n < idx {
+		if uint64(len(w.short)) <= w.n>>6 {
+			w.grow()
 		}
-		if end := min(off+wide, hi); uint64(len(head)) < end {
+		// Walk up to the end of this hint word, a whole record of the
+		// widest width in head at a time, the word kept in a register.
+		n, wi := w.n, w.n>>6
+		end := min(idx, n|63+1)
+		word := w.short[wi]
+		for n < end && off+wide <= avail {
+			// all ones for a short record: the flag byte's sign,
+			// which keeps a multiply off the chain from one
+			// record's offset to the next.
+			short := uint64(int64(int8(head[off+flag])) >> 7)
+			word |= (short & 1) << (n & 63)
+			off += wide - short&eb
+			n++
+		}
+		w.short[wi] = word
+		w.bytes += off - (lo + w.bytes)
+		w.n = n
+		if n == end {
+			continue
+		}
+		// The next record may not be whole in head.
+		if uint64(len(head)) < min(off+wide, hi) {
 			// Ask for no more than the records up to idx can span: as if
 			// all but the last were short. Asking for the widest would
 			// decompress up to half as much again as the walk needs; a
 			// few more rounds cost little, as the walk resumes.
-			return Record{}, int(min(off+(idx-j)*narrow+wide, hi)), nil
+			return Record{}, int(min(off+(idx-n)*narrow+wide, hi)), nil
 		}
-		s := head[off:min(hi, uint64(len(head)))]
-		var width int
-		var drawEnd bool
-		var err error
-		if st == Single {
-			width, drawEnd, err = pa.view.checkSingle(s, int(j))
-		} else {
-			width, drawEnd, err = pa.view.checkDouble(s, int(j))
+		// The stream ends within the widest width: only a short record
+		// fits, and it is the stream's last.
+		if off+narrow > hi || head[off+flag]&0x80 == 0 {
+			return Record{}, 0, corrupt("%s stream ends inside record %d", st, n)
 		}
-		if err != nil {
-			return Record{}, 0, err
-		}
-		if w.n&63 == 0 {
-			w.grow()
-		}
-		w.add(drawEnd, uint64(width))
-		if j == idx {
-			rec.DrawEnd = drawEnd
-			rec.entry = head[off : off+uint64(width)]
-			return rec, 0, nil
-		}
-		off += uint64(width)
+		w.short[wi] |= 1 << (n & 63)
+		w.bytes += narrow
+		w.n++
+		off += narrow
 	}
+	// The record itself: w.n == idx.
+	if end := min(off+wide, hi); uint64(len(head)) < end {
+		return Record{}, int(end), nil
+	}
+	rec, need, err := pa.record(head, st, idx, off, hi)
+	if err != nil {
+		return rec, need, err
+	}
+	if uint64(len(w.short)) <= w.n>>6 {
+		w.grow()
+	}
+	w.add(rec.DrawEnd, uint64(len(rec.entry)))
+	return rec, 0, nil
+}
+
+// record checks and returns SINGLE or DOUBLE record idx, at offset off of
+// head in a stream ending at hi; head holds the widest record there.
+func (pa *Partial) record(head []byte, st State, idx, off, hi uint64) (Record, int, error) {
+	s := head[off:min(hi, uint64(len(head)))]
+	var width int
+	var drawEnd bool
+	var err error
+	if st == Single {
+		width, drawEnd, err = pa.view.checkSingle(s, int(idx))
+	} else {
+		width, drawEnd, err = pa.view.checkDouble(s, int(idx))
+	}
+	if err != nil {
+		return Record{}, 0, err
+	}
+	return Record{State: st, b: pa.view, DrawEnd: drawEnd, entry: s[:width]}, 0, nil
 }
 
 // LookupPrefix finds the record of position pos from head, the first bytes
@@ -337,5 +350,112 @@ func (p Params) check() error {
 	if p.Positions <= 0 {
 		return fmt.Errorf("changepoint: block of %d positions", p.Positions)
 	}
+	return nil
+}
+
+// indexMagic starts a serialised walk index; a change of its layout
+// changes it.
+const indexMagic = "cpwalk1\x00"
+
+// WalkAll walks both streams of the whole payload, so that Index describes
+// every SINGLE and DOUBLE record and later lookups walk nothing.
+func (pa *Partial) WalkAll(payload []byte) error {
+	if len(payload) != pa.total {
+		return fmt.Errorf("changepoint: %d bytes of a %d-byte payload", len(payload), pa.total)
+	}
+	if !pa.ready {
+		if err := pa.readHeader(payload); err != nil {
+			return err
+		}
+	}
+	for _, st := range []State{Single, Double} {
+		if n := pa.nRecs[st]; n > 0 {
+			if _, _, err := pa.walkTo(payload, st, n-1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Index serialises the draw-end flags of the SINGLE and DOUBLE records
+// walked so far, for SetIndex on another Partial of the same payload once
+// WalkAll has walked them all: they are what a walk computes and the only
+// part of the index that costs a walk (the state counts are a popcount
+// away).
+func (pa *Partial) Index() []byte {
+	out := []byte(indexMagic)
+	for _, st := range []State{Single, Double} {
+		w := &pa.walks[st]
+		out = binary.LittleEndian.AppendUint64(out, w.n)
+		for _, word := range w.short[:(w.n+63)/64] {
+			out = binary.LittleEndian.AppendUint64(out, word)
+		}
+	}
+	return out
+}
+
+// SetIndex gives a Partial that has walked nothing yet the complete walk
+// index of its payload, as Index made it after WalkAll; head is at least
+// the payload's header. An index that does not fit the header exactly
+// (record counts, stream lengths, no flag past the last record) is
+// refused, and the Partial is left as it was, to walk: any one damaged bit
+// is refused so. The index carries no checksum of its own; whoever keeps it
+// checks it as the payload.
+func (pa *Partial) SetIndex(head, index []byte) error {
+	if !pa.ready {
+		if len(head) < headerBytes {
+			return fmt.Errorf("changepoint: %d bytes hold no header", len(head))
+		}
+		if err := pa.readHeader(head); err != nil {
+			return err
+		}
+	}
+	if pa.walks[Single].n != 0 || pa.walks[Double].n != 0 {
+		return errors.New("changepoint: walk index set on a Partial that has walked")
+	}
+	rest, ok := bytes.CutPrefix(index, []byte(indexMagic))
+	if !ok {
+		return corrupt("walk index has no magic")
+	}
+	eb := uint64(pa.p.EntryBytes)
+	var walks [2]recordWalk
+	for i, st := range []State{Single, Double} {
+		if len(rest) < 8 {
+			return corrupt("walk index truncated")
+		}
+		n := binary.LittleEndian.Uint64(rest)
+		rest = rest[8:]
+		words := (n + 63) / 64
+		if n != pa.nRecs[st] || uint64(len(rest))/8 < words {
+			return corrupt("walk index of %d %s records, the block holds %d", n, st, pa.nRecs[st])
+		}
+		w := &walks[i]
+		w.n = n
+		w.short = make([]uint64, words)
+		w.cum = make([]uint32, words)
+		var c uint32
+		for k := range w.short {
+			word := binary.LittleEndian.Uint64(rest[8*k:])
+			if k == len(w.short)-1 && n&63 != 0 {
+				if word>>(n&63) != 0 {
+					return corrupt("walk index flags records past its count")
+				}
+			}
+			w.short[k], w.cum[k] = word, c
+			c += uint32(bits.OnesCount64(word))
+		}
+		rest = rest[8*words:]
+		fixed := uint64(st)
+		narrow, wide := fixed+uint64(st)*eb, fixed+uint64(st+1)*eb
+		w.bytes = uint64(c)*narrow + (n-uint64(c))*wide
+		if w.bytes != pa.streamHi[st]-pa.streamLo[st] {
+			return corrupt("walk index spans %d bytes of a %d-byte %s stream", w.bytes, pa.streamHi[st]-pa.streamLo[st], st)
+		}
+	}
+	if len(rest) != 0 {
+		return corrupt("walk index has %d bytes after its end", len(rest))
+	}
+	pa.walks[Single], pa.walks[Double] = walks[0], walks[1]
 	return nil
 }

@@ -1,0 +1,94 @@
+package changepoint
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestWalkIndex: a Partial given the walk index another Partial built by
+// walking the whole payload answers every position as the cells the
+// test-side encoder wrote say (the arbiter: the step functions themselves),
+// without walking; and an index with any one bit flipped, truncated,
+// extended or of a partial walk is refused, leaving the Partial to walk.
+func TestWalkIndex(t *testing.T) {
+	for _, tc := range blockShapes {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(2, uint64(tc.n)))
+			cells := make([][]uint16, tc.n)
+			for i := range cells {
+				cells[i] = randomCell(rng, tc.layers, rng.IntN(5), rng.IntN(2) == 0, tc.ranks)
+			}
+			payload := encode(cells, tc.layers, tc.eb)
+			p := Params{Layers: tc.layers, EntryBytes: tc.eb, Positions: tc.n, Ranks: tc.ranks}
+			walker, err := NewPartial(p, len(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := walker.WalkAll(payload); err != nil {
+				t.Fatal(err)
+			}
+			index := walker.Index()
+
+			pa, err := NewPartial(p, len(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pa.SetIndex(payload, index); err != nil {
+				t.Fatal(err)
+			}
+			walked := pa.walks
+			for i, c := range cells {
+				r, need, err := pa.Lookup(payload, i)
+				if err != nil || need != 0 {
+					t.Fatalf("cell %d: need %d, %v", i, need, err)
+				}
+				for h := 0; h < tc.layers; h++ {
+					rank, draw := r.At(h)
+					if draw != (c[h] == drawRank) || (!draw && rank != c[h]) {
+						t.Fatalf("cell %d layer %d: got (%d,%v), want %d", i, h, rank, draw, c[h])
+					}
+				}
+			}
+			for _, st := range []State{Single, Double} {
+				if pa.walks[st].n != walked[st].n {
+					t.Fatalf("%v: lookups walked on from %d to %d records", st, walked[st].n, pa.walks[st].n)
+				}
+			}
+
+			// Damage: each must be refused, and the Partial still walk.
+			damaged := map[string][]byte{
+				"empty":     nil,
+				"magic":     append([]byte("xpwalk1\x00"), index[len(indexMagic):]...),
+				"truncated": index[:len(index)-1],
+				"trailing":  append(append([]byte(nil), index...), 0),
+			}
+			if tc.n > 100 {
+				part, _ := NewPartial(p, len(payload))
+				if _, _, err := part.Lookup(payload, tc.n/2); err != nil {
+					t.Fatal(err)
+				}
+				damaged["partial"] = part.Index()
+			}
+			for bit := 0; bit < 8*(len(index)-len(indexMagic)); bit += 7 {
+				d := append([]byte(nil), index...)
+				d[len(indexMagic)+bit/8] ^= 1 << (bit % 8)
+				damaged["bit"+strconv.Itoa(bit)] = d
+			}
+			for name, d := range damaged {
+				fresh, _ := NewPartial(p, len(payload))
+				err := fresh.SetIndex(payload, d)
+				if err == nil {
+					t.Fatalf("%s: damaged index accepted", name)
+				}
+				if name != "empty" && !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("%s: %v, not ErrCorrupt", name, err)
+				}
+				if _, _, err := fresh.Lookup(payload, tc.n-1); err != nil {
+					t.Fatalf("%s: lookup after a refused index: %v", name, err)
+				}
+			}
+		})
+	}
+}
