@@ -187,27 +187,13 @@ func TestTruncatedInPlace(t *testing.T) {
 }
 
 func testTruncatedInPlace(t *testing.T, readLen int) {
-	dir := t.TempDir()
-	name := filepath.Join(dir, "t.bin")
 	const size = 1 << 16
 	data := make([]byte, size)
 	for i := range data {
 		data[i] = byte(i)
 	}
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	o, name := openFile(t, data)
 	ctx := context.Background()
-	o, err := src.Open(ctx, "t.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
 	if err := os.Truncate(name, 4096); err != nil {
 		t.Fatal(err)
 	}
@@ -231,25 +217,12 @@ func testTruncatedInPlace(t *testing.T, readLen int) {
 // bytes the test wrote, and io.ReaderAt's contract for a read that runs past
 // the end (the bytes that are there, with io.EOF).
 func TestReadLengths(t *testing.T) {
-	dir := t.TempDir()
 	data := make([]byte, 3*4096+123)
 	for i := range data {
 		data[i] = byte(i * 7)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "f"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	o, _ := openFile(t, data)
 	ctx := context.Background()
-	o, err := src.Open(ctx, "f")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
 	size := int64(len(data))
 	for _, n := range []int{1, 63, 64, 65, 4096, 5000, len(data)} {
 		for _, off := range []int64{0, 4095, size - int64(n), size - int64(n)/2, size} {
@@ -270,4 +243,27 @@ func TestReadLengths(t *testing.T) {
 			}
 		}
 	}
+}
+
+// openFile writes data to t.bin in a fresh directory and opens it through
+// the transport; it returns the object and the file's path. Both are
+// closed when the test ends.
+func openFile(t *testing.T, data []byte) (source.Object, string) {
+	t.Helper()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "t.bin")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	o, err := src.Open(context.Background(), "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o, name
 }
