@@ -262,10 +262,10 @@ type object struct {
 }
 
 // preadMin is the shortest read that goes through pread rather than the
-// mapping: a table's cell (a byte or two) reads from the mapping, its
-// compressed blocks (a few hundred bytes and more) and checksum passes do
-// not.
-const preadMin = 64
+// mapping: a table's cell or run of cells (a Geister observation reads up
+// to 70 bytes per probe) reads from the mapping, compressed blocks (a few
+// hundred bytes and more) and checksum passes do not.
+const preadMin = 128
 
 func (o *object) Size() int64 { return o.size }
 

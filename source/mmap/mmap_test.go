@@ -224,7 +224,7 @@ func TestReadLengths(t *testing.T) {
 	o, _ := openFile(t, data)
 	ctx := context.Background()
 	size := int64(len(data))
-	for _, n := range []int{1, 63, 64, 65, 4096, 5000, len(data)} {
+	for _, n := range []int{1, 127, 128, 129, 4096, 5000, len(data)} {
 		for _, off := range []int64{0, 4095, size - int64(n), size - int64(n)/2, size} {
 			if off < 0 {
 				continue
