@@ -269,7 +269,7 @@ const preadMin = 128
 
 func (o *object) Size() int64 { return o.size }
 
-func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (n int, err error) {
+func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
 	if err := source.CheckRange(off, len(p), o.size); err != nil {
 		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: err}
 	}
@@ -284,6 +284,14 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 	if len(p) >= preadMin {
 		return o.pread(p, off)
 	}
+	return o.copyMapped(p, off)
+}
+
+// copyMapped copies p from the mapping at off, under o.mu held shared. It
+// is a function of its own so that its deferred calls stay cheap (the
+// compiler inlines deferred calls only in a function with few returns), as
+// they are on every small read.
+func (o *object) copyMapped(p []byte, off int64) (n int, err error) {
 	// A file truncated by someone else after mapping raises SIGBUS on
 	// access; turn that into an error instead of a crash.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))

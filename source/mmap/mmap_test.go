@@ -248,7 +248,7 @@ func TestReadLengths(t *testing.T) {
 // openFile writes data to t.bin in a fresh directory and opens it through
 // the transport; it returns the object and the file's path. Both are
 // closed when the test ends.
-func openFile(t *testing.T, data []byte) (source.Object, string) {
+func openFile(t testing.TB, data []byte) (source.Object, string) {
 	t.Helper()
 	dir := t.TempDir()
 	name := filepath.Join(dir, "t.bin")
@@ -266,4 +266,29 @@ func openFile(t *testing.T, data []byte) (source.Object, string) {
 	}
 	t.Cleanup(func() { o.Close() })
 	return o, name
+}
+
+// BenchmarkReadAt prices one read of a table's cell (3 bytes, from the
+// mapping) and of a compressed block (5,000 bytes, through pread) from a
+// file whose pages are in the page cache.
+func BenchmarkReadAt(b *testing.B) {
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	o, _ := openFile(b, data)
+	ctx := context.Background()
+	for _, n := range []int{3, 5000} {
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			buf := make([]byte, n)
+			b.SetBytes(int64(n))
+			var off int64
+			for b.Loop() {
+				if _, err := o.ReadAt(ctx, buf, off, source.HintData); err != nil {
+					b.Fatal(err)
+				}
+				off = (off + 4099) % int64(len(data)-n)
+			}
+		})
+	}
 }
