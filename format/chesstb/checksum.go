@@ -65,30 +65,37 @@ func verifyChecksum(ctx context.Context, obj source.Object) error {
 	return nil
 }
 
-// chunkBuffers holds checksumChunk-byte buffers for readInOrder.
+// sequentialChunk is what one read of the whole-file check asks for when
+// reads go one at a time (a local file): nothing is gained by asking for
+// more at once, and a small buffer that the pool loses to the garbage
+// collector between two tables' checks costs little to make again (the
+// megabyte it was had become most of a WDL pass's garbage).
+const sequentialChunk = 64 << 10
+
+// chunkBuffers holds sequentialChunk-byte buffers for readInOrder.
 var chunkBuffers = sync.Pool{New: func() any {
-	b := make([]byte, checksumChunk)
+	b := make([]byte, sequentialChunk)
 	return &b
 }}
 
 // readInOrder reads obj's first n bytes in checksumChunk pieces, up to
 // width reads in flight, and hands each piece to use in file order. The
-// width buffers are reused, so memory stays at width chunks.
+// width buffers are reused, so memory stays at width chunks. With width 1
+// the pieces are sequentialChunk bytes.
 func readInOrder(ctx context.Context, obj source.Object, n int64, width int, use func([]byte)) error {
 	chunks := (n + checksumChunk - 1) / checksumChunk
 	piece := func(i int64, buf []byte) []byte {
 		return buf[:min(checksumChunk, n-i*checksumChunk)]
 	}
 	if width <= 1 {
-		// One buffer, from a pool: the checks of a Tablebase's tables
-		// run one after another, and a fresh megabyte for each (most
-		// tables are smaller) was most of a WDL pass's garbage.
+		// One small buffer, from a pool: the checks of a Tablebase's
+		// tables run one after another.
 		bp := chunkBuffers.Get().(*[]byte)
 		defer chunkBuffers.Put(bp)
 		buf := *bp
-		for i := range chunks {
-			p := piece(i, buf)
-			if err := readFullAt(ctx, obj, p, i*checksumChunk, source.HintData, "while verifying the checksum"); err != nil {
+		for off := int64(0); off < n; off += sequentialChunk {
+			p := buf[:min(sequentialChunk, n-off)]
+			if err := readFullAt(ctx, obj, p, off, source.HintData, "while verifying the checksum"); err != nil {
 				return err
 			}
 			use(p)

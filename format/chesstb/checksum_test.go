@@ -33,7 +33,8 @@ func (o *fetchingObject) Prefetch(context.Context, int64, int, source.Hint) erro
 
 // TestChecksumGate: the whole-file check over a fetching object (the
 // shipped dtc/KNNKP.lzdtc, 11 chunks: reads in flight, hashed in order)
-// accepts the intact file and refuses one with a flipped last data byte;
+// and over one read in sequence accepts the intact file and refuses one
+// with a flipped last data byte;
 // a gate whose check met a transient failure reports it and starts again
 // on the next wait, and a mismatch stays. Arbiter: the XXH64 the generator
 // stored in each file (the intact file matches it; the flip cannot).
@@ -54,6 +55,13 @@ func TestChecksumGate(t *testing.T) {
 	flipped[len(flipped)-9] ^= 1
 	if err := verifyChecksum(ctx, &fetchingObject{memObject: flipped}); !errors.Is(err, errChecksum) {
 		t.Fatalf("flipped: %v, want a checksum mismatch", err)
+	}
+	// An object that does not fetch is read one piece at a time.
+	if err := verifyChecksum(ctx, memObject(data)); err != nil {
+		t.Fatalf("intact, read in sequence: %v", err)
+	}
+	if err := verifyChecksum(ctx, memObject(flipped)); !errors.Is(err, errChecksum) {
+		t.Fatalf("flipped, read in sequence: %v, want a checksum mismatch", err)
 	}
 
 	bg := newBackground()

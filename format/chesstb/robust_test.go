@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
@@ -394,28 +395,23 @@ func TestClose(t *testing.T) {
 	}
 }
 
-// flakySource fails every other Open of a table with a transient error, to
-// check that such failures are reported and not remembered. Manifest
-// lookups (a second Open per table) pass through, so the table opens keep
-// alternating.
+// flakySource fails every Open of a table with a transient error until
+// healed, to check that such failures are reported and not remembered.
+// Manifest lookups (a second Open per table) pass through. Failing every
+// Open, rather than every other one, keeps the outcome independent of the
+// order of the probe's own open and those it starts in the background for
+// the tables it will need next (alternation let a background open take the
+// failure meant for the probe's).
 type flakySource struct {
 	source.Source
-	mu sync.Mutex
-	n  int
+	healed atomic.Bool
 }
 
 func (f *flakySource) Open(ctx context.Context, name string) (source.Object, error) {
-	if strings.HasSuffix(name, ManifestSuffix) {
+	if strings.HasSuffix(name, ManifestSuffix) || f.healed.Load() {
 		return f.Source.Open(ctx, name)
 	}
-	f.mu.Lock()
-	f.n++
-	fail := f.n%2 == 1
-	f.mu.Unlock()
-	if fail {
-		return nil, &source.Error{Op: "open", Name: name, Err: source.Transient(errors.New("connection reset"))}
-	}
-	return f.Source.Open(ctx, name)
+	return nil, &source.Error{Op: "open", Name: name, Err: source.Transient(errors.New("connection reset"))}
 }
 
 func TestTransientOpen(t *testing.T) {
@@ -424,7 +420,8 @@ func TestTransientOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	tb, err := Open(Options{}, &flakySource{Source: src})
+	flaky := &flakySource{Source: src}
+	tb, err := Open(Options{}, flaky)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,6 +432,10 @@ func TestTransientOpen(t *testing.T) {
 	if !errors.Is(err, source.ErrTransient) {
 		t.Fatalf("first probe: %v, want a transient error", err)
 	}
+	// The opens the probe started ahead end, failing, before the source
+	// heals, so the retry cannot join one of them.
+	tb.inflight.Wait()
+	flaky.healed.Store(true)
 	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
 		t.Fatalf("retry: %d %v", w, err)
 	}

@@ -55,10 +55,13 @@ type Cache struct {
 }
 
 type entry struct {
-	key   Key
-	elem  *list.Element
+	key  Key
+	elem *list.Element
+	// ready is made, under Cache.mu, only when a second asker has to wait
+	// for the decode (most misses have no such asker), and closed when the
+	// decode is done.
 	ready chan struct{}
-	done  atomic.Bool // set just before ready is closed: a hit skips the select
+	done  bool // under Cache.mu: val and err are final
 	val   any
 	err   error
 	size  int64
@@ -102,13 +105,19 @@ func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64
 			c.mu.Unlock()
 			return e.val, nil
 		}
-		c.mu.Unlock()
-		if !e.done.Load() {
+		if !e.done {
+			if e.ready == nil {
+				e.ready = make(chan struct{})
+			}
+			ready := e.ready
+			c.mu.Unlock()
 			select {
-			case <-e.ready:
+			case <-ready:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
+		} else {
+			c.mu.Unlock()
 		}
 		if e.err != nil {
 			return nil, e.err
@@ -126,7 +135,7 @@ func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64
 		}
 		c.mu.Unlock()
 	}
-	e := &entry{key: key, ready: make(chan struct{})}
+	e := &entry{key: key}
 	c.items[key] = e
 	c.mu.Unlock()
 
@@ -149,9 +158,12 @@ func (c *Cache) GetValue(ctx context.Context, key Key, decode func() (any, int64
 		c.peak = max(c.peak, c.used)
 		acquire(val)
 	}
+	e.done = true
+	ready := e.ready
 	c.mu.Unlock()
-	e.done.Store(true)
-	close(e.ready)
+	if ready != nil {
+		close(ready)
+	}
 	return val, err
 }
 

@@ -197,3 +197,63 @@ func TestSharedWaitersAreCounted(t *testing.T) {
 		t.Errorf("%d references, want the cache's and %d callers'", n, len(got))
 	}
 }
+
+// A caller that finds a decode under way waits for it, or gives up when its
+// own context ends, without disturbing the decode. The arbiter is the
+// contract: the cancelled caller gets its context's error while the block is
+// still decoding (the decode cannot finish before the test releases it),
+// and the block the decode made is then cached for everyone.
+func TestWaiterContextEnds(t *testing.T) {
+	c := New(1 << 20)
+	key := Key{File: 9}
+	started, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), key, func() ([]byte, error) {
+			close(started)
+			<-release
+			return make([]byte, 10), nil
+		})
+		first <- err
+	}()
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Get(ctx, key, block(10)); !errors.Is(err, context.Canceled) {
+		t.Errorf("waiter with an ended context: %v, want context.Canceled", err)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(context.Background(), key, func() ([]byte, error) {
+		return nil, errors.New("decoded again")
+	}); err != nil {
+		t.Errorf("after the decode: %v, want the cached block", err)
+	}
+}
+
+// Every caller of a failing decode, waiting for it or coming after it,
+// gets the failure: there is no other block to give them.
+func TestWaitersShareAFailure(t *testing.T) {
+	c := New(1 << 20)
+	boom := errors.New("corrupt block")
+	release := make(chan struct{})
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = c.Get(context.Background(), Key{File: 10}, func() ([]byte, error) {
+				<-release
+				return nil, boom
+			})
+		})
+	}
+	close(release)
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, boom) {
+			t.Errorf("caller %d: %v, want the decode's failure", i, err)
+		}
+	}
+}

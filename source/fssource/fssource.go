@@ -3,21 +3,23 @@
 // fstest.MapFS in a test. It is the transport for tables that are already at
 // hand as a file system rather than behind a URL.
 //
-// Each object is read whole into memory when it is opened. The file systems
-// this package is meant for (embed.FS above all) hold their bytes in memory
-// already, and reading once on open makes every later ReadAt a plain copy
-// that needs no open file, no lock and no error path; a caller with large
-// tables on disk should use the file transport instead, which maps them.
+// A file that can be read at an offset (io.ReaderAt: the files of an
+// embed.FS, an os.DirFS and a fstest.MapFS all can) is read in place, so an
+// embedded table costs no more than the pages of the binary its probes touch,
+// rather than a copy of the whole file on the heap beside the binary's own. A
+// file that cannot is read whole into memory when it is opened.
 package fssource
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -43,9 +45,10 @@ func New(fsys fs.FS, name string) *Source {
 	return &Source{fsys: fsys, name: name}
 }
 
-// Open reads the named file whole and returns it as an object. A name that
-// does not exist, or names a directory, is source.ErrNotFound; a malformed
-// name is refused before the file system sees it.
+// Open opens the named file as an object, reading it whole when its file
+// cannot be read at an offset. A name that does not exist, or names a
+// directory, is source.ErrNotFound; a malformed name is refused before the
+// file system sees it.
 func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -56,24 +59,39 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if err := source.CheckName(name); err != nil {
 		return nil, &source.Error{Op: "open", Name: name, URL: s.name, Err: err}
 	}
-	fi, err := fs.Stat(s.fsys, name)
-	if err == nil && fi.IsDir() {
-		return nil, &source.Error{Op: "open", Name: name, URL: s.name, Err: source.ErrNotFound}
-	}
-	var b []byte
-	if err == nil {
-		b, err = fs.ReadFile(s.fsys, name)
-	}
-	if err != nil {
+	fail := func(err error) error {
 		cause := source.Permanent(err)
 		// A path through a regular file ("a.txt/x") fails with ENOTDIR on
 		// an os.DirFS; like a missing one, no such object exists.
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || errors.Is(err, syscall.ENOTDIR) {
 			cause = source.ErrNotFound
 		}
-		return nil, &source.Error{Op: "open", Name: name, URL: s.name, Err: cause}
+		return &source.Error{Op: "open", Name: name, URL: s.name, Err: cause}
 	}
-	return &object{b: b, name: name, src: s}, nil
+	f, err := s.fsys.Open(name)
+	if err != nil {
+		return nil, fail(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fail(err)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, &source.Error{Op: "open", Name: name, URL: s.name, Err: source.ErrNotFound}
+	}
+	o := &object{name: name, src: s, size: fi.Size()}
+	if ra, ok := f.(io.ReaderAt); ok && o.size >= 0 {
+		o.file, o.ra = f, ra
+		return o, nil
+	}
+	defer f.Close()
+	if o.b, err = io.ReadAll(f); err != nil {
+		return nil, fail(err)
+	}
+	o.size = int64(len(o.b))
+	return o, nil
 }
 
 // List walks the file system and returns the regular files whose names
@@ -124,39 +142,78 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// object is one file held in memory.
+// object is one file: read in place through ra, or held whole in b.
 type object struct {
+	name string
+	src  *Source
+	size int64
+
+	// mu is held shared by every read through ra and exclusively by
+	// Close, so the file is closed only once no read is using it.
+	mu     sync.RWMutex
+	file   fs.File
+	ra     io.ReaderAt // file's, nil when the bytes are in b
 	b      []byte
-	name   string
-	src    *Source
 	closed atomic.Bool
 }
 
 // Size is the file's length when it was opened.
-func (o *object) Size() int64 { return int64(len(o.b)) }
+func (o *object) Size() int64 { return o.size }
 
-// ReadAt copies from the held bytes with io.ReaderAt's contract: a short
-// read at the end of the object comes with io.EOF.
+// ReadAt copies from the file or the held bytes with io.ReaderAt's
+// contract: a short read at the end of the object comes with io.EOF.
 func (o *object) ReadAt(ctx context.Context, p []byte, off int64, _ source.Hint) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	if o.closed.Load() || o.src.closed.Load() {
-		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.name, Err: source.ErrClosed}
+		return 0, o.err(source.ErrClosed)
 	}
-	if off < 0 || off > int64(len(o.b)) {
-		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.name,
-			Err: source.Invalid("offset %d outside [0, %d]", off, len(o.b))}
+	if off < 0 || off > o.size {
+		return 0, o.err(source.Invalid("offset %d outside [0, %d]", off, o.size))
 	}
-	n := copy(p, o.b[off:])
-	if n < len(p) {
-		return n, io.EOF
+	want := int(min(int64(len(p)), o.size-off))
+	if o.ra == nil {
+		copy(p, o.b[off:])
+	} else if err := o.readFile(p[:want], off); err != nil {
+		return 0, err
 	}
-	return n, nil
+	if want < len(p) {
+		return want, io.EOF
+	}
+	return want, nil
 }
 
-// Close marks the object closed; the bytes go with the last reference.
+// readFile fills p from the file at off.
+func (o *object) readFile(p []byte, off int64) error {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if o.closed.Load() {
+		return o.err(source.ErrClosed)
+	}
+	n, err := o.ra.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		// The size was fixed at open: a file that now ends sooner
+		// was cut short since.
+		err = fmt.Errorf("file ends at byte %d, before the %d it had when opened", off+int64(n), o.size)
+	}
+	return o.err(source.Permanent(err))
+}
+
+func (o *object) err(err error) error {
+	return &source.Error{Op: "read", Name: o.name, URL: o.src.name, Err: err}
+}
+
+// Close marks the object closed and closes its file once the reads in
+// flight are done; held bytes go with the last reference.
 func (o *object) Close() error {
-	o.closed.Store(true)
-	return nil
+	if o.closed.Swap(true) || o.file == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.file.Close()
 }

@@ -2,6 +2,15 @@
 // into memory read-only. It registers itself for the "file" scheme, which is
 // also what source.Open uses for a plain path.
 //
+// Only small reads copy from the mapping; a longer one (a compressed block,
+// a checksum pass) is a pread of the open file instead. Every page a process
+// touches through a mapping counts in its resident memory until it is
+// unmapped, so a table read once block by block, or whole for its checksum,
+// would stay resident beside the decoded blocks the reader keeps anyway;
+// pread moves the same bytes through the page cache without mapping them.
+// For a read of a few bytes, which a reader with no block cache above it
+// makes per probe, the mapping spares the system call.
+//
 // A mapping is removed only after every read of it has finished: ReadAt holds
 // a read lock while it copies, and Close takes the write lock before it
 // unmaps, so a Close that races with reads waits for them and later reads fail
@@ -115,21 +124,24 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if err != nil {
 		return nil, fail(classify(err))
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, fail(classify(err))
 	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, fail(fmt.Errorf("%w: %s is a %s, not a file", source.ErrNotFound, name, kind(fi.Mode())))
 	}
-	o := &object{src: s, name: name, size: fi.Size()}
+	o := &object{src: s, name: name, size: fi.Size(), file: f}
 	if o.size > 0 {
 		if int64(int(o.size)) != o.size {
+			f.Close()
 			return nil, fail(source.Permanent(fmt.Errorf("file of %d bytes is too large to map", o.size)))
 		}
 		o.data, err = unix.Mmap(int(f.Fd()), 0, int(o.size), unix.PROT_READ, unix.MAP_SHARED)
 		if err != nil {
+			f.Close()
 			return nil, fail(source.Permanent(fmt.Errorf("mmap: %w", err)))
 		}
 	}
@@ -241,15 +253,23 @@ type object struct {
 	size int64
 
 	// mu is held shared by every read and exclusively by unmap, so the
-	// mapping outlives every read that started before it was removed.
+	// mapping and the file outlive every read that started before they
+	// were let go.
 	mu     sync.RWMutex
 	data   []byte
+	file   *os.File // for the reads of at least preadMin bytes
 	closed bool
 }
 
+// preadMin is the shortest read that goes through pread rather than the
+// mapping: a table's cell or run of cells (a Geister observation reads up
+// to 70 bytes per probe) reads from the mapping, compressed blocks (a few
+// hundred bytes and more) and checksum passes do not.
+const preadMin = 128
+
 func (o *object) Size() int64 { return o.size }
 
-func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (n int, err error) {
+func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
 	if err := source.CheckRange(off, len(p), o.size); err != nil {
 		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: err}
 	}
@@ -261,6 +281,17 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 	if o.closed {
 		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: source.ErrClosed}
 	}
+	if len(p) >= preadMin {
+		return o.pread(p, off)
+	}
+	return o.copyMapped(p, off)
+}
+
+// copyMapped copies p from the mapping at off, under o.mu held shared. It
+// is a function of its own so that its deferred calls stay cheap (the
+// compiler inlines deferred calls only in a function with few returns), as
+// they are on every small read.
+func (o *object) copyMapped(p []byte, off int64) (n int, err error) {
 	// A file truncated by someone else after mapping raises SIGBUS on
 	// access; turn that into an error instead of a crash.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -275,6 +306,24 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// pread reads p at off from the file, under o.mu held shared.
+func (o *object) pread(p []byte, off int64) (int, error) {
+	want := int(min(int64(len(p)), o.size-off))
+	n, err := o.file.ReadAt(p[:want], off)
+	if n < want {
+		// The object's size was fixed at open: a file that now ends
+		// sooner was cut short by someone else.
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("file ends at byte %d, before the %d it had when opened (was it truncated?)", off+int64(n), o.size)
+		}
+		return 0, &source.Error{Op: "read", Name: o.name, URL: o.src.dir, Err: source.Permanent(err)}
+	}
+	if want < len(p) {
+		return want, io.EOF
+	}
+	return want, nil
 }
 
 func (o *object) Close() error {
@@ -297,4 +346,5 @@ func (o *object) unmap() {
 		unix.Munmap(o.data)
 		o.data = nil
 	}
+	o.file.Close()
 }

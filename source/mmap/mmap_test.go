@@ -1,8 +1,11 @@
 package mmap_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -172,35 +175,29 @@ func TestCloseDuringReads(t *testing.T) {
 }
 
 // TestTruncatedInPlace: a mapped file cut short by another program makes
-// the pages past its new end fault (SIGBUS). A read there must come back as
-// a permanent error naming the file, and the process must live on to read
-// the part that is still there.
+// the pages past its new end fault (SIGBUS), and a pread there comes back
+// short. Either way a read there must come back as a permanent error naming
+// the file, and the process must live on to read the part that is still
+// there. Short reads go through the mapping, long ones through pread; the
+// rows cover both.
 func TestTruncatedInPlace(t *testing.T) {
-	dir := t.TempDir()
-	name := filepath.Join(dir, "t.bin")
+	for _, n := range []int{16, 4096} {
+		t.Run(fmt.Sprintf("%d-byte reads", n), func(t *testing.T) { testTruncatedInPlace(t, n) })
+	}
+}
+
+func testTruncatedInPlace(t *testing.T, readLen int) {
 	const size = 1 << 16
 	data := make([]byte, size)
 	for i := range data {
 		data[i] = byte(i)
 	}
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	o, name := openFile(t, data)
 	ctx := context.Background()
-	o, err := src.Open(ctx, "t.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Close()
 	if err := os.Truncate(name, 4096); err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 16)
+	buf := make([]byte, readLen)
 	n, err := o.ReadAt(ctx, buf, size-4096, source.HintData)
 	if !errors.Is(err, source.ErrPermanent) || n != 0 {
 		t.Fatalf("read past the new end: %d bytes, %v; want a permanent error", n, err)
@@ -210,7 +207,88 @@ func TestTruncatedInPlace(t *testing.T) {
 		t.Errorf("error %v does not name the file", err)
 	}
 	// The first page is still in the file and reads as written.
-	if n, err := o.ReadAt(ctx, buf, 16, source.HintData); err != nil || n != 16 || buf[0] != 16 {
-		t.Errorf("read inside the new end: %d bytes %v, %v", n, buf, err)
+	if n, err := o.ReadAt(ctx, buf[:16], 16, source.HintData); err != nil || n != 16 || buf[0] != 16 {
+		t.Errorf("read inside the new end: %d bytes %v, %v", n, buf[:16], err)
+	}
+}
+
+// TestReadLengths reads a file at lengths on both sides of the switch from
+// the mapping to pread, at its start, middle and end; the arbiter is the
+// bytes the test wrote, and io.ReaderAt's contract for a read that runs past
+// the end (the bytes that are there, with io.EOF).
+func TestReadLengths(t *testing.T) {
+	data := make([]byte, 3*4096+123)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	o, _ := openFile(t, data)
+	ctx := context.Background()
+	size := int64(len(data))
+	for _, n := range []int{1, 127, 128, 129, 4096, 5000, len(data)} {
+		for _, off := range []int64{0, 4095, size - int64(n), size - int64(n)/2, size} {
+			if off < 0 {
+				continue
+			}
+			buf := make([]byte, n)
+			got, err := o.ReadAt(ctx, buf, off, source.HintData)
+			want := int(min(int64(n), size-off))
+			if got != want || !bytes.Equal(buf[:got], data[off:off+int64(want)]) {
+				t.Errorf("%d bytes at %d: read %d bytes (want %d) or wrong bytes", n, off, got, want)
+			}
+			switch {
+			case want < n && !errors.Is(err, io.EOF):
+				t.Errorf("%d bytes at %d: err %v, want io.EOF for a read past the end", n, off, err)
+			case want == n && err != nil:
+				t.Errorf("%d bytes at %d: %v", n, off, err)
+			}
+		}
+	}
+}
+
+// openFile writes data to t.bin in a fresh directory and opens it through
+// the transport; it returns the object and the file's path. Both are
+// closed when the test ends.
+func openFile(t testing.TB, data []byte) (source.Object, string) {
+	t.Helper()
+	dir := t.TempDir()
+	name := filepath.Join(dir, "t.bin")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	o, err := src.Open(context.Background(), "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o, name
+}
+
+// BenchmarkReadAt prices one read of a table's cell (3 bytes, from the
+// mapping) and of a compressed block (5,000 bytes, through pread) from a
+// file whose pages are in the page cache.
+func BenchmarkReadAt(b *testing.B) {
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	o, _ := openFile(b, data)
+	ctx := context.Background()
+	for _, n := range []int{3, 5000} {
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			buf := make([]byte, n)
+			b.SetBytes(int64(n))
+			var off int64
+			for b.Loop() {
+				if _, err := o.ReadAt(ctx, buf, off, source.HintData); err != nil {
+					b.Fatal(err)
+				}
+				off = (off + 4099) % int64(len(data)-n)
+			}
+		})
 	}
 }
