@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/syzygy"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -59,20 +58,7 @@ func TestManifestsFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	const fileA, fileH chess.Bitboard = 0x0101010101010101, 0x0101010101010101 << 7
-	var rows []syzygyoracle.Row
-	for _, r := range syzygyoracle.Read(t, testenv.Shared(t, "syzygy", "oracle", "probe.tsv")) {
-		pos, err := chess.ParseFEN(r.FEN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pawns := pos.Pieces(chess.White, chess.Pawn) | pos.Pieces(chess.Black, chess.Pawn)
-		if pos.Pieces(chess.White, chess.Knight).Count()+pos.Pieces(chess.Black, chess.Knight).Count() == 2 &&
-			pawns.Count() == 1 && pos.Occupied().Count() == 5 && (pawns&(fileA|fileH)) != 0 && !r.Terminal() &&
-			strings.Fields(r.FEN)[4] == "0" {
-			rows = append(rows, r)
-		}
-	}
+	rows := syzygyoracle.EdgePawnKNNvKP(t, syzygyoracle.Read(t, testenv.Shared(t, "syzygy", "oracle", "probe.tsv")))
 	if len(rows) == 0 {
 		t.Fatal("no KNNvKP rows with an a- or h-file pawn")
 	}
