@@ -112,9 +112,10 @@ func (immutableFile) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetA
 
 // IsTableFile reports whether tables/ serves name by default: a table file
 // the chesstb reader recognises in its kind's folder or at the root
-// (chesstb.ParseTableName), a Syzygy table file at the root, where the
-// Syzygy reader looks for it (syzygy.ParseTableName: "KQvK.rtbw",
-// "KQvK.rtbz"), or either's integrity manifest (the name plus
+// (chesstb.ParseTableName), a Syzygy table file at the root or in its
+// kind's folder, where the Syzygy reader looks for it
+// (syzygy.ParseTableName: "KQvK.rtbw", "dtz/KQvK.rtbz"), or either's
+// integrity manifest (the name plus
 // chesstb.ManifestSuffix, which syzygy.ManifestSuffix equals).
 func IsTableFile(name string) bool {
 	if base, ok := strings.CutSuffix(name, chesstb.ManifestSuffix); ok {

@@ -101,6 +101,15 @@ func TestParseTableName(t *testing.T) {
 		{"KQ.rtbw", 0, "", false},
 		{"KQKvK.rtbw", 0, "", false},
 		{strings.Repeat("Q", 3) + "KvK.rtbw", 0, "", false},
+		// The reader opens kind/NAME before NAME (tablebase.go openTable),
+		// so those are table names; no other folder is.
+		{"wdl/KQvKR.rtbw", KindWDL, "KQvKR", true},
+		{"dtz/KPvK.rtbz", KindDTZ, "KPvK", true},
+		{"dtz/KQvKR.rtbw", 0, "", false},
+		{"wdl/KPvK.rtbz", 0, "", false},
+		{"tables/KQvKR.rtbw", 0, "", false},
+		{"wdl/x/KQvKR.rtbw", 0, "", false},
+		{"/KQvKR.rtbw", 0, "", false},
 	} {
 		kind, mat, ok := ParseTableName(c.name)
 		if ok != c.ok || (ok && (kind != c.kind || mat != c.mat)) {

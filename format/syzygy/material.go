@@ -131,17 +131,24 @@ func parseMaterial(s string) (material, bool) {
 	return m, true
 }
 
-// ParseTableName reads a Syzygy file name ("KQvKR.rtbw", "KPvK.rtbz") and
-// returns its kind and its material in canonical spelling. Names whose
-// sides are not in the order the generator writes are refused.
+// ParseTableName reads the object name of a Syzygy file where the reader
+// looks for it — at a location's root or in its kind's folder ("KQvKR.rtbw",
+// "wdl/KQvKR.rtbw", "dtz/KPvK.rtbz") — and returns its kind and its material
+// in canonical spelling. Names whose sides are not in the order the
+// generator writes are refused, and so are other folders, which the reader
+// never opens.
 func ParseTableName(name string) (kind Kind, material string, ok bool) {
-	base, found := strings.CutSuffix(name, ".rtbw")
+	dir, base, inFolder := strings.Cut(name, "/")
+	if !inFolder {
+		base, dir = dir, ""
+	}
+	base, found := strings.CutSuffix(base, ".rtbw")
 	kind = KindWDL
 	if !found {
-		base, found = strings.CutSuffix(name, ".rtbz")
+		base, found = strings.CutSuffix(base, ".rtbz")
 		kind = KindDTZ
 	}
-	if !found {
+	if !found || inFolder && dir != kind.String() {
 		return 0, "", false
 	}
 	m, ok := parseMaterial(base)
