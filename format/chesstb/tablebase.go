@@ -262,7 +262,7 @@ func (tb *Tablebase) openTable(ctx context.Context, k Kind, m material) (*tableF
 			mf := tb.fetchManifest(ctx, src, name)
 			obj, err := src.Open(ctx, name)
 			if errors.Is(err, source.ErrNotFound) {
-				mf.Stop()
+				mf.Settle()
 				continue
 			}
 			if err != nil {

@@ -74,3 +74,17 @@ func (f *Fetch) Stop() {
 		<-f.done
 	}
 }
+
+// Settle waits for the lookup to end without abandoning it, for a side
+// file whose table turned out to be missing: its answer is not needed, but
+// a lookup left to finish is recorded by the caches under the source (a
+// disk cache keeps "no such object" across restarts), where an abandoned
+// one would be asked again by the next process, breaking a remount's
+// promise of sending no request for what it already knows. A nil Fetch is
+// a no-op.
+func (f *Fetch) Settle() {
+	if f != nil {
+		<-f.done
+		f.cancel()
+	}
+}
