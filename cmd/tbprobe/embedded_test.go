@@ -439,11 +439,7 @@ func TestServeDefaultSyzygy(t *testing.T) {
 		for _, r := range part {
 			fens = append(fens, r.FEN)
 		}
-		code, v := getJSON(t, "POST", base+"/standard/batch", "text/plain", strings.Join(fens, "\n"))
-		list, _ := v.([]any)
-		if code != 200 || len(list) != len(part) {
-			t.Fatalf("batch of %d: status %d, %d answers", len(part), code, len(list))
-		}
+		list := postBatch(t, base, fens)
 		for i, r := range part {
 			a := list[i].(map[string]any)
 			where := fmt.Sprintf("probe.tsv:%d %s", r.Line, r.FEN)

@@ -97,6 +97,18 @@ func (p *servedProcess) stop() error {
 }
 
 // getJSON fetches a URL and decodes its JSON body, returning the status.
+// postBatch posts fens to /standard/batch as plain text and returns the
+// answers, failing unless the status is 200 with one answer per FEN.
+func postBatch(t *testing.T, base string, fens []string) []any {
+	t.Helper()
+	code, v := getJSON(t, "POST", base+"/standard/batch", "text/plain", strings.Join(fens, "\n"))
+	list, _ := v.([]any)
+	if code != 200 || len(list) != len(fens) {
+		t.Fatalf("batch of %d: status %d, %d answers", len(fens), code, len(list))
+	}
+	return list
+}
+
 func getJSON(t *testing.T, method, u, ctype, body string) (int, any) {
 	t.Helper()
 	req, err := http.NewRequest(method, u, strings.NewReader(body))
@@ -463,11 +475,7 @@ func TestServeBatch(t *testing.T) {
 	for _, r := range rows {
 		fens = append(fens, r.FEN)
 	}
-	code, v := getJSON(t, "POST", base+"/standard/batch", "text/plain", strings.Join(fens, "\n"))
-	list, _ := v.([]any)
-	if code != 200 || len(list) != len(rows) {
-		t.Fatalf("batch of %d: status %d, %d answers", len(rows), code, len(list))
-	}
+	list := postBatch(t, base, fens)
 	for i, r := range rows {
 		checkLichess(t, "large batch "+r.Where, list[i].(map[string]any), wantLichess(t, syz, r, r.FEN, func() dtzWant { return syz.root(t, r, r.FEN) }))
 	}
