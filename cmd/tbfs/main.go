@@ -43,7 +43,6 @@ import (
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
-	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/stack"
 )
@@ -165,8 +164,7 @@ func newMountCmd() *cobra.Command {
 	fl.Var(&size, "cache-size", "`SIZE` of table data kept in memory, for decoded blocks and again for fetched remote blocks (e.g. 64MiB, 1.5G; binary units)")
 	fl.StringVar(&cfg.cacheDir, "cache-dir", "", "keep blocks fetched from remote tables in this `DIR`, across remounts")
 	fl.Var(&diskSize, "cache-dir-size", "`SIZE` --cache-dir may hold (binary units)")
-	cfg.metadataTTL = tables.MetadataTTL(listcache.DefaultTTL)
-	fl.Var(&cfg.metadataTTL, "metadata-ttl", "how long a remote table's size and version, or its absence, are trusted without asking again (0: ask every time)")
+	cfg.metadataTTL.Register(fl, "how long a remote table's size and version, or its absence, are trusted without asking again")
 	fl.IntVar(&cfg.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
 	fl.BoolVar(&cfg.allowOther, "allow-other", false, "let other users read the mount")
 	fl.BoolVar(&cfg.debug, "debug", false, "log every refused path with the reason, and FUSE traffic (implies --log-level debug)")

@@ -3,6 +3,10 @@ package tables
 import (
 	"errors"
 	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tbfs/tbfs/source/listcache"
 )
 
 // AskEveryTime is the TTL that --metadata-ttl 0 becomes. The options below
@@ -16,6 +20,14 @@ const AskEveryTime = time.Nanosecond
 // size and version, its absence) is trusted without asking again. 0 asks
 // every time; a negative duration is refused when the flag is parsed.
 type MetadataTTL time.Duration
+
+// Register adds the flag to fs with usage (which says what the front end
+// trusts for that long) and listcache.DefaultTTL, the layers' own default,
+// as its default.
+func (m *MetadataTTL) Register(fs *pflag.FlagSet, usage string) {
+	*m = MetadataTTL(listcache.DefaultTTL)
+	fs.Var(m, "metadata-ttl", usage+" (0: ask every time)")
+}
 
 // Set parses a duration such as "5m" or "0".
 func (m *MetadataTTL) Set(s string) error {
