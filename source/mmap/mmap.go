@@ -16,9 +16,11 @@
 // unmaps, so a Close that races with reads waits for them and later reads fail
 // with source.ErrClosed instead of touching unmapped memory.
 //
-// Names never leave the root: they are checked with source.CheckName, and
-// files are opened through an os.Root, which also refuses symbolic links that
-// lead outside the directory.
+// Names never leave the directory: source.CheckName refuses absolute names
+// and ".." elements. Symbolic links are followed wherever they lead, as every
+// reference prober follows them: they are the operator's own, and a table set
+// spread over several disks is commonly linked into one directory. Listing
+// descends into linked directories too, once each, so a link loop ends.
 package mmap
 
 import (
@@ -30,10 +32,12 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -55,8 +59,7 @@ func init() {
 
 // Source is a local directory whose files are served as objects.
 type Source struct {
-	dir  string
-	root *os.Root
+	dir string
 
 	mu      sync.Mutex
 	closed  bool
@@ -81,11 +84,7 @@ func New(dir string) (*Source, error) {
 	if !fi.IsDir() {
 		return nil, &source.Error{Op: "open source", URL: dir, Err: source.Invalid("%s is not a directory", dir)}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, &source.Error{Op: "open source", URL: dir, Err: classify(err)}
-	}
-	return &Source{dir: dir, root: root, objects: map[*object]struct{}{}}, nil
+	return &Source{dir: dir, objects: map[*object]struct{}{}}, nil
 }
 
 // classify maps a file-system error to the source error kinds.
@@ -97,9 +96,6 @@ func classify(err error) error {
 		return source.Permanent(err)
 	case errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ELOOP):
 		return fmt.Errorf("%w: %w", source.ErrNotFound, err)
-	case strings.Contains(err.Error(), "path escapes from parent"):
-		// os.Root refuses a symbolic link that leads out of the root.
-		return source.Invalid("%v", err)
 	}
 	return source.Permanent(err)
 }
@@ -120,7 +116,7 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	if closed {
 		return nil, fail(source.ErrClosed)
 	}
-	f, err := s.root.Open(name)
+	f, err := os.Open(s.path(name))
 	if err != nil {
 		return nil, fail(classify(err))
 	}
@@ -187,36 +183,16 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		start = prefix[:i]
 	}
-	var out []source.Entry
-	err := fs.WalkDir(s.root.FS(), start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == start && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR)) {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && !strings.HasPrefix(p+"/", prefix) && !strings.HasPrefix(prefix, p+"/") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasPrefix(p, prefix) || source.CheckName(p) != nil {
-			return nil
-		}
-		// Symbolic links count when they lead to a regular file inside the
-		// root; os.Root refuses the others.
-		fi, err := s.root.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil
-		}
-		out = append(out, source.Entry{Name: p, Size: fi.Size(), Mode: fi.Mode().Perm()})
-		return nil
-	})
+	fi, err := os.Stat(s.path(start))
+	if err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR)) || err == nil && !fi.IsDir() {
+		return nil, nil
+	}
 	if err != nil {
+		return nil, fail(classify(err))
+	}
+	var out []source.Entry
+	seen := map[dirID]bool{idOf(fi): true}
+	if err := s.walk(ctx, start, prefix, seen, &out); err != nil {
 		if ctx.Err() != nil {
 			return nil, fail(ctx.Err())
 		}
@@ -241,7 +217,61 @@ func (s *Source) Close() error {
 	for o := range objs {
 		o.unmap()
 	}
-	return s.root.Close()
+	return nil
+}
+
+// path is the file path of an object name ("." for the directory itself).
+func (s *Source) path(name string) string {
+	return filepath.Join(s.dir, filepath.FromSlash(name))
+}
+
+// dirID tells directories apart across links: device and inode.
+type dirID struct{ dev, ino uint64 }
+
+func idOf(fi fs.FileInfo) dirID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return dirID{uint64(st.Dev), uint64(st.Ino)}
+	}
+	return dirID{}
+}
+
+// walk appends to out the regular files under the directory dir (an object
+// name, "." for the top) whose names start with prefix. Stat follows links,
+// so linked files and directories count; seen holds the directories already
+// walked, so a link loop (or two links to one directory) is walked once.
+func (s *Source) walk(ctx context.Context, dir, prefix string, seen map[dirID]bool, out *[]source.Entry) error {
+	entries, err := os.ReadDir(s.path(dir))
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := d.Name()
+		if dir != "." {
+			p = dir + "/" + p
+		}
+		fi, err := os.Stat(s.path(p))
+		if err != nil {
+			continue // a dangling link or an entry gone since ReadDir: nothing to serve
+		}
+		switch {
+		case fi.IsDir():
+			if !strings.HasPrefix(p+"/", prefix) && !strings.HasPrefix(prefix, p+"/") {
+				continue
+			}
+			if id := idOf(fi); !seen[id] {
+				seen[id] = true
+				if err := s.walk(ctx, p, prefix, seen, out); err != nil {
+					return err
+				}
+			}
+		case fi.Mode().IsRegular() && strings.HasPrefix(p, prefix) && source.CheckName(p) == nil:
+			*out = append(*out, source.Entry{Name: p, Size: fi.Size(), Mode: fi.Mode().Perm()})
+		}
+	}
+	return nil
 }
 
 // String names the directory.

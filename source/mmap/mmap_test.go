@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -70,49 +71,50 @@ func TestOpenURL(t *testing.T) {
 	}
 }
 
-// TestSymlinks checks that links leading outside the root are refused while
-// links inside it work; the arbiter is the layout the test builds.
+// TestSymlinks checks that symbolic links are followed wherever they lead
+// (the reference probers follow them, and table sets spread over disks are
+// linked into one directory), that a link loop is listed once and ends, and
+// that a dangling link is left out; the arbiter is the layout the test builds.
 func TestSymlinks(t *testing.T) {
 	outside := t.TempDir()
-	secret := filepath.Join(outside, "secret")
-	if err := os.WriteFile(secret, []byte("do not serve"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "real"), []byte("inside"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	must(os.Symlink(secret, filepath.Join(dir, "abs-out")))
-	must(os.Symlink("../"+filepath.Base(outside)+"/secret", filepath.Join(dir, "rel-out")))
+	must(os.WriteFile(filepath.Join(outside, "far"), []byte("on another disk"), 0o644))
+	dir := t.TempDir()
+	must(os.WriteFile(filepath.Join(dir, "real"), []byte("inside"), 0o644))
+	must(os.Symlink(filepath.Join(outside, "far"), filepath.Join(dir, "abs-out")))
+	must(os.Symlink("../"+filepath.Base(outside)+"/far", filepath.Join(dir, "rel-out")))
 	must(os.Symlink(outside, filepath.Join(dir, "dir-out")))
 	must(os.Symlink("real", filepath.Join(dir, "in")))
+	must(os.Symlink(".", filepath.Join(dir, "loop")))
+	must(os.Symlink("missing", filepath.Join(dir, "dangling")))
 	src, err := mmap.New(dir)
 	must(err)
 	defer src.Close()
-	for _, name := range []string{"abs-out", "rel-out", "dir-out/secret"} {
-		obj, err := src.Open(context.Background(), name)
-		if err == nil {
-			obj.Close()
-			t.Errorf("Open(%q) served a file outside the root", name)
+	for _, tc := range []struct{ name, want string }{
+		{"abs-out", "on another disk"},
+		{"rel-out", "on another disk"},
+		{"dir-out/far", "on another disk"},
+		{"in", "inside"},
+		{"loop/real", "inside"},
+	} {
+		obj, err := src.Open(context.Background(), tc.name)
+		if err != nil {
+			t.Errorf("Open(%q): %v", tc.name, err)
 			continue
 		}
-		if !errors.Is(err, source.ErrInvalid) {
-			t.Errorf("Open(%q): err = %v, want ErrInvalid", name, err)
+		got, err := source.ReadAll(context.Background(), obj, source.HintData)
+		obj.Close()
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Open(%q) read %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
-	obj, err := src.Open(context.Background(), "in")
-	must(err)
-	defer obj.Close()
-	got, err := source.ReadAll(context.Background(), obj, source.HintData)
-	must(err)
-	if string(got) != "inside" {
-		t.Errorf("link inside the root read %q, want %q", got, "inside")
+	if _, err := src.Open(context.Background(), "dangling"); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("Open(dangling): err = %v, want ErrNotFound", err)
 	}
 	entries, err := src.List(context.Background(), "")
 	must(err)
@@ -120,8 +122,14 @@ func TestSymlinks(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name)
 	}
-	if len(names) != 2 || names[0] != "in" || names[1] != "real" {
-		t.Errorf("List = %q, want [in real]: links out of the root must not be listed", names)
+	want := []string{"abs-out", "dir-out/far", "in", "real", "rel-out"}
+	if !slices.Equal(names, want) {
+		t.Errorf("List = %q, want %q: linked files and directories once each, no dangling link", names, want)
+	}
+	entries, err = src.List(context.Background(), "dir-out/")
+	must(err)
+	if len(entries) != 1 || entries[0].Name != "dir-out/far" {
+		t.Errorf("List(dir-out/) = %v, want [dir-out/far]", entries)
 	}
 }
 
