@@ -184,7 +184,7 @@ func newInfoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "info [flags] MATERIAL...",
 		Short: "Print the header facts of a material's tables",
-		Long:  "Prints what the header of each table of a material says (KQKR, or KQvKR), and which Syzygy files hold it.",
+		Long:  "Prints what the header of each table of a material says (KQKR, or KQvKR), which Syzygy files hold it, and how their reads are checked: against a block manifest page by page, or by the whole-file checksum (with the reason no manifest is used).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cli.UsageError(cmd, "give at least one MATERIAL")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,12 +89,38 @@ func writeSyzygyInfo(ctx context.Context, ts *tableSet, material string, w io.Wr
 		return 0, err
 	}
 	n := 0
+	var kinds []syzygy.Kind
 	for _, e := range syz {
 		if chesstbSpelling(e.material) != material {
 			continue
 		}
 		fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), Syzygy (in %s)\n", strings.ToUpper(e.kind.String()), e.name, cli.FormatSize(e.size), e.size, e.src)
+		if !slices.Contains(kinds, e.kind) {
+			kinds = append(kinds, e.kind)
+			if err := writeSyzygyIntegrity(ctx, ts, e.kind, e.material, w); err != nil {
+				return n, err
+			}
+		}
 		n++
 	}
 	return n, nil
+}
+
+// writeSyzygyIntegrity prints how the reader checks the reads of the kind
+// table of material (Syzygy's spelling): through a manifest, or by the
+// whole-file checksum, with the reason a manifest was not used.
+func writeSyzygyIntegrity(ctx context.Context, ts *tableSet, kind syzygy.Kind, material string, w io.Writer) error {
+	if ts.probe.Syzygy == nil {
+		return nil
+	}
+	in, err := ts.probe.Syzygy.Integrity(ctx, kind, material)
+	if err != nil {
+		return err
+	}
+	if in.Manifest != "" {
+		fmt.Fprintf(w, "         reads of %s: each page checked against the manifest %s\n", in.File, in.Manifest)
+		return nil
+	}
+	fmt.Fprintf(w, "         reads of %s: whole-file checksum before the first answer (no manifest used: %v)\n", in.File, in.Ignored)
+	return nil
 }

@@ -164,3 +164,44 @@ func TestSyzygyKindFolders(t *testing.T) {
 		t.Errorf("exit %d, want 1 naming %s as corrupt:\n%s%s", res.code, names[0], res.stdout, res.stderr)
 	}
 }
+
+// TestInfoSyzygyIntegrity: info says how a Syzygy table's reads are checked,
+// so a manifest that is present but refused is visible (the table still
+// answers, through the whole-file gate). Arbiter: the layout the test
+// builds — no manifest, a manifest verify wrote for this file, and the
+// manifest of another file put in its place.
+func TestInfoSyzygyIntegrity(t *testing.T) {
+	dir := copySyzygy(t)
+	wholeFile := "reads of KRvKR.rtbw: whole-file checksum before the first answer"
+	for _, tc := range []struct {
+		name  string
+		setup func()
+		want  []string
+	}{
+		{"no manifest", func() {}, []string{wholeFile + " (no manifest used: no KRvKR.rtbw.tbsum)"}},
+		{"manifest", func() {
+			if res := runBin(t, "", nil, "verify", "--manifest", "--tables", dir, "KRvKR"); res.code != 0 {
+				t.Fatalf("verify: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+			}
+		}, []string{"reads of KRvKR.rtbw: each page checked against the manifest KRvKR.rtbw.tbsum"}},
+		{"another file's manifest", func() {
+			if res := runBin(t, "", nil, "verify", "--manifest", "--tables", dir, "KQvK"); res.code != 0 {
+				t.Fatalf("verify: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+			}
+			copyFile(t, filepath.Join(dir, "KQvK.rtbw"+syzygy.ManifestSuffix), filepath.Join(dir, "KRvKR.rtbw"+syzygy.ManifestSuffix))
+		}, []string{wholeFile + " (no manifest used: KRvKR.rtbw.tbsum was written for a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup()
+			res := runBin(t, "", nil, "info", "--tables", dir, "KRvKR")
+			if res.code != 0 {
+				t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(res.stdout, w) {
+					t.Errorf("info does not say %q:\n%s", w, res.stdout)
+				}
+			}
+		})
+	}
+}

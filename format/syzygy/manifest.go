@@ -319,6 +319,39 @@ func (tb *Tablebase) Manifest(ctx context.Context, kind Kind, material string) (
 	return name, m.encode(), nil
 }
 
+// Integrity says how the reads of one open table are checked.
+type Integrity struct {
+	// File is the table's object name.
+	File string
+	// Manifest names the manifest every page read is checked against; ""
+	// when none is used and the whole-file checksum gates the first answer.
+	Manifest string
+	// Ignored says why no manifest is used (none found, stale, written for
+	// another file, manifests off); nil when Manifest is set.
+	Ignored error
+}
+
+// Integrity opens the kind table of material ("KQvKR") as a probe would
+// and reports how its reads are checked, so an operator can see a manifest
+// that is present but refused (the table then still answers, through the
+// slower whole-file gate, and nothing else says so).
+func (tb *Tablebase) Integrity(ctx context.Context, kind Kind, material string) (Integrity, error) {
+	if err := tb.enter(); err != nil {
+		return Integrity{}, err
+	}
+	defer tb.exit()
+	mat, ok := parseMaterial(material)
+	if !ok {
+		return Integrity{}, fmt.Errorf("syzygy: bad material %q", material)
+	}
+	mat, _ = mat.canonical()
+	f, err := tb.table(ctx, kind, mat)
+	if err != nil {
+		return Integrity{}, err
+	}
+	return Integrity{File: f.name, Manifest: f.sumsName, Ignored: f.sumsIgnored}, nil
+}
+
 // manifestOf reads obj whole and returns its manifest with pages of
 // 1<<shift bytes, or ErrCorrupt when its embedded checksum does not match.
 func manifestOf(ctx context.Context, obj source.Object, shift uint8) (*manifest, error) {

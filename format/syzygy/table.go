@@ -45,6 +45,7 @@ type tableFile struct {
 	// sums is the manifest every read is checked against, nil when the
 	// table has none it can use (sumsIgnored says why).
 	sums        *manifest
+	sumsName    string // the object name sums was read from
 	sumsIgnored error
 }
 

@@ -405,7 +405,7 @@ func (tb *Tablebase) openChecked(ctx context.Context, obj source.Object, mf *sid
 		if ferr != nil {
 			return nil, ferr
 		}
-		f.obj, f.sums = obj, sums
+		f.obj, f.sums, f.sumsName = obj, sums, mf.Name
 		return f, nil
 	case tb.opts.RequireManifest:
 		return nil, corruptf("manifest %s does not describe this file: %v", mf.Name, b.why)
