@@ -40,6 +40,7 @@ import (
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/daemon"
+	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
@@ -82,6 +83,9 @@ the source's own. With --daemon the command returns once the mount answers
 (exit 0), or exits non-zero with the reason if it cannot mount.`
 
 func main() {
+	// Package initialisation is over; the binary's pages only it touched
+	// need not stay resident (package exepages says why).
+	exepages.Release()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -28,9 +28,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/exepages"
 )
 
 func main() {
+	// Package initialisation is over; the binary's pages only it touched
+	// need not stay resident (package exepages says why).
+	exepages.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
