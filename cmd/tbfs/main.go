@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -83,7 +84,10 @@ the source's own. With --daemon the command returns once the mount answers
 (exit 0), or exits non-zero with the reason if it cannot mount.`
 
 func main() {
-	// Package initialisation is over; the binary's pages only it touched
+	// Nothing reads heap profiles: sampling allocations for one would only
+	// walk stacks and keep their records.
+	runtime.MemProfileRate = 0
+	// Package initialisation is over; the code pages only it touched
 	// need not stay resident (package exepages says why).
 	exepages.Release()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -377,6 +381,8 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
 	daemon.Ready(nil)
 	logger.Info("mounted", "mountpoint", cfg.mountpoint, "tables", append(sts.URLs(), gsts.URLs()...), "version", cli.Version())
+	// Start-up is over: the code only it ran need not stay resident.
+	exepages.Release()
 
 	done := make(chan struct{})
 	go func() {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,10 @@ import (
 )
 
 func main() {
-	// Package initialisation is over; the binary's pages only it touched
+	// Nothing reads heap profiles: sampling allocations for one would only
+	// walk stacks and keep their records.
+	runtime.MemProfileRate = 0
+	// Package initialisation is over; the code pages only it touched
 	// need not stay resident (package exepages says why).
 	exepages.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

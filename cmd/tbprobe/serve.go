@@ -14,6 +14,7 @@ import (
 
 	"github.com/tbfs/tbfs/internal/accesslog"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/internal/promserve"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"
@@ -89,6 +90,8 @@ func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	log.Info("serving", "addr", ln.Addr().String(), "socket_activated", activated, "tables", ts.set.URLs(), "version", cli.Version())
+	// Start-up is over: the code only it ran need not stay resident.
+	exepages.Release()
 	if err := lichess.Serve(ctx, ln, accesslog.Handler(serveHandler(ts), log), shutdownGrace); err != nil {
 		log.Error("serving", "err", err)
 		return 1

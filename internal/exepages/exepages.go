@@ -1,5 +1,5 @@
-// Package exepages gives back the resident pages of the running executable
-// that package initialisation left mapped.
+// Package exepages gives back the resident pages of the program's code
+// (the executable and its shared libraries) that start-up left mapped.
 //
 // A Go binary that links the S3, gRPC, Prometheus and TLS stacks runs a few
 // hundred package init functions before main, spread over its 13 MiB of
@@ -18,31 +18,26 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // mapping is one line of /proc/self/smaps with the counters Release reads.
 type mapping struct {
-	lo, hi     uintptr
-	perms      string
-	dev, inode uint64
-	rss, anon  int64 // bytes
+	lo, hi    uintptr
+	perms     string
+	inode     uint64
+	rss, anon int64 // bytes
 }
 
-// Release drops the executable's read-only file-backed pages from the
-// process and returns how many resident bytes it dropped. Only mappings of
-// the executable's own file that are neither writable nor hold a private
-// copy of any page (relocated read-only data of a position-independent
-// binary, a debugger's breakpoints) are dropped: their contents are the
-// file's, so touching them again reads the same bytes back. It is safe at
-// any time; callers call it once, where start-up ends.
+// Release drops the resident pages of the process's private read-only file
+// mappings (the executable's and its shared libraries' code and constant
+// data) and returns how many bytes it dropped. A mapping that is writable
+// or shared, or holds a private copy of any page (relocated read-only data,
+// a debugger's breakpoints), is left alone: the others hold the file's
+// bytes, so a later touch reads the same bytes back. It is safe at any
+// time; callers call it where start-up ends.
 func Release() (int64, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat("/proc/self/exe", &st); err != nil {
-		return 0, err
-	}
 	data, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		return 0, err
@@ -53,7 +48,7 @@ func Release() (int64, error) {
 	}
 	var dropped int64
 	for _, m := range maps {
-		if !m.droppable(uint64(st.Dev), uint64(st.Ino)) {
+		if !m.droppable() {
 			continue
 		}
 		if _, _, e := unix.Syscall(unix.SYS_MADVISE, m.lo, m.hi-m.lo, unix.MADV_DONTNEED); e != 0 {
@@ -64,15 +59,16 @@ func Release() (int64, error) {
 	return dropped, nil
 }
 
-// droppable reports whether m maps the file dev/inode read-only and
-// privately, holds resident pages, and has no page of its own (a copy made
-// by a write before the mapping became read-only, or by a debugger).
-func (m *mapping) droppable(dev, inode uint64) bool {
-	return m.dev == dev && m.inode == inode && m.perms[1] != 'w' && m.perms[3] == 'p' && m.anon == 0 && m.rss > 0
+// droppable reports whether m maps a file (inode 0: anonymous memory, the
+// vDSO) read-only and privately, holds resident pages, and has no page of
+// its own (a copy made by a write before the mapping became read-only, or
+// by a debugger).
+func (m *mapping) droppable() bool {
+	return m.inode != 0 && m.perms[1] != 'w' && m.perms[3] == 'p' && m.anon == 0 && m.rss > 0
 }
 
 // parseSmaps reads the mappings of an smaps file: a header line
-// "lo-hi perms offset major:minor inode [path]" per mapping, then
+// "lo-hi perms offset device inode [path]" per mapping, then
 // "Key: value kB" lines.
 func parseSmaps(data []byte) ([]mapping, error) {
 	var maps []mapping
@@ -106,18 +102,14 @@ func parseSmaps(data []byte) ([]mapping, error) {
 			return nil, fmt.Errorf("smaps: short mapping line %q", sc.Bytes())
 		}
 		var m mapping
-		var major, minor uint32
 		if _, err := fmt.Sscanf(string(f[0]), "%x-%x", &m.lo, &m.hi); err != nil {
 			return nil, fmt.Errorf("smaps: address range %q: %w", f[0], err)
-		}
-		if _, err := fmt.Sscanf(string(f[3]), "%x:%x", &major, &minor); err != nil {
-			return nil, fmt.Errorf("smaps: device %q: %w", f[3], err)
 		}
 		inode, err := strconv.ParseUint(string(f[4]), 10, 64)
 		if err != nil || len(f[1]) < 4 {
 			return nil, fmt.Errorf("smaps: mapping line %q", sc.Bytes())
 		}
-		m.perms, m.dev, m.inode = string(f[1]), unix.Mkdev(major, minor), inode
+		m.perms, m.inode = string(f[1]), inode
 		maps = append(maps, m)
 	}
 	return maps, sc.Err()
