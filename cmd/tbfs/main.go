@@ -87,9 +87,6 @@ func main() {
 	// Nothing reads heap profiles: sampling allocations for one would only
 	// walk stacks and keep their records.
 	runtime.MemProfileRate = 0
-	// Package initialisation is over; the code pages only it touched
-	// need not stay resident (package exepages says why).
-	exepages.Release()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -381,7 +378,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
 	daemon.Ready(nil)
 	logger.Info("mounted", "mountpoint", cfg.mountpoint, "tables", append(sts.URLs(), gsts.URLs()...), "version", cli.Version())
-	// Start-up is over: the code only it ran need not stay resident.
+	// Start-up (package initialisation, the tables opened, the mount) is
+	// over: the code only it ran need not stay resident (package exepages
+	// says why).
 	exepages.Release()
 
 	done := make(chan struct{})

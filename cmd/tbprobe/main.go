@@ -29,16 +29,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/exepages"
 )
 
 func main() {
 	// Nothing reads heap profiles: sampling allocations for one would only
 	// walk stacks and keep their records.
 	runtime.MemProfileRate = 0
-	// Package initialisation is over; the code pages only it touched
-	// need not stay resident (package exepages says why).
-	exepages.Release()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

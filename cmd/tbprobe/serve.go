@@ -90,7 +90,8 @@ func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	log.Info("serving", "addr", ln.Addr().String(), "socket_activated", activated, "tables", ts.set.URLs(), "version", cli.Version())
-	// Start-up is over: the code only it ran need not stay resident.
+	// Start-up (package initialisation, the tables opened) is over: the
+	// code only it ran need not stay resident (package exepages says why).
 	exepages.Release()
 	if err := lichess.Serve(ctx, ln, accesslog.Handler(serveHandler(ts), log), shutdownGrace); err != nil {
 		log.Error("serving", "err", err)

@@ -13,7 +13,6 @@
 package exepages
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -68,49 +67,63 @@ func (m *mapping) droppable() bool {
 }
 
 // parseSmaps reads the mappings of an smaps file: a header line
-// "lo-hi perms offset device inode [path]" per mapping, then
-// "Key: value kB" lines.
+// "lo-hi perms offset device inode [path]" per mapping (lower-case hex
+// first), then "Key: value kB" lines (a capital first). Only the counters
+// Release reads are parsed; the file has some twenty per mapping.
 func parseSmaps(data []byte) ([]mapping, error) {
 	var maps []mapping
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		f := bytes.Fields(sc.Bytes())
-		if len(f) == 0 {
+	for len(data) > 0 {
+		line, rest, _ := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		if len(line) == 0 {
 			continue
 		}
-		if key := f[0]; key[len(key)-1] == ':' {
-			if len(maps) == 0 || len(f) < 2 {
+		if c := line[0]; c >= 'A' && c <= 'Z' {
+			if len(maps) == 0 {
+				return nil, fmt.Errorf("smaps: %q before the first mapping", line)
+			}
+			key, val, _ := bytes.Cut(line, []byte{':'})
+			var dst *int64
+			switch string(key) {
+			case "Rss":
+				dst = &maps[len(maps)-1].rss
+			case "Anonymous":
+				dst = &maps[len(maps)-1].anon
+			default:
 				continue
 			}
-			m := &maps[len(maps)-1]
-			switch string(key) {
-			case "Rss:", "Anonymous:":
-				kb, err := strconv.ParseInt(string(f[1]), 10, 64)
-				if err != nil {
-					return nil, fmt.Errorf("smaps %s %q: %w", key, f[1], err)
-				}
-				if key[0] == 'R' {
-					m.rss = kb << 10
-				} else {
-					m.anon = kb << 10
-				}
+			f := bytes.Fields(val)
+			if len(f) != 2 || string(f[1]) != "kB" {
+				return nil, fmt.Errorf("smaps: %q", line)
 			}
+			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("smaps: %q: %w", line, err)
+			}
+			*dst = kb << 10
 			continue
 		}
-		if len(f) < 5 {
-			return nil, fmt.Errorf("smaps: short mapping line %q", sc.Bytes())
+		m, err := parseHeader(line)
+		if err != nil {
+			return nil, err
 		}
-		var m mapping
-		if _, err := fmt.Sscanf(string(f[0]), "%x-%x", &m.lo, &m.hi); err != nil {
-			return nil, fmt.Errorf("smaps: address range %q: %w", f[0], err)
-		}
-		inode, err := strconv.ParseUint(string(f[4]), 10, 64)
-		if err != nil || len(f[1]) < 4 {
-			return nil, fmt.Errorf("smaps: mapping line %q", sc.Bytes())
-		}
-		m.perms, m.inode = string(f[1]), inode
 		maps = append(maps, m)
 	}
-	return maps, sc.Err()
+	return maps, nil
+}
+
+// parseHeader parses an smaps header line.
+func parseHeader(line []byte) (mapping, error) {
+	f := bytes.Fields(line)
+	if len(f) < 5 || len(f[1]) != 4 {
+		return mapping{}, fmt.Errorf("smaps: mapping line %q", line)
+	}
+	lo, hi, ok := bytes.Cut(f[0], []byte{'-'})
+	l, err1 := strconv.ParseUint(string(lo), 16, 64)
+	h, err2 := strconv.ParseUint(string(hi), 16, 64)
+	inode, err3 := strconv.ParseUint(string(f[4]), 10, 64)
+	if !ok || err1 != nil || err2 != nil || err3 != nil || h < l {
+		return mapping{}, fmt.Errorf("smaps: mapping line %q", line)
+	}
+	return mapping{lo: uintptr(l), hi: uintptr(h), perms: string(f[1]), inode: inode}, nil
 }

@@ -46,6 +46,8 @@ func TestParseSmapsRejects(t *testing.T) {
 		"0040zz00-0110a000 r-xp 00000000 fe:01 1 /bin/x\n",            // bad address
 		"00400000-0110a000 r-xp 00000000 fe:01 x1 /bin/x\n",           // bad inode
 		"00400000-0110a000 r-xp 00000000 fe:01 1 /bin/x\nRss: x kB\n", // bad counter
+		"Rss: 4 kB\n", // counter of no mapping
+		"00400000-0110a000 r-xp 00000000 fe:01 1 /bin/x\nRss: 4\n", // no unit
 	} {
 		if _, err := parseSmaps([]byte(in)); err == nil {
 			t.Errorf("parseSmaps(%q) succeeded", in)
@@ -100,5 +102,16 @@ func TestRelease(t *testing.T) {
 	}
 	if _, err := Release(); err != nil {
 		t.Fatalf("second Release: %v", err)
+	}
+}
+
+// BenchmarkRelease prices one call: reading and parsing /proc/self/smaps,
+// the madvise calls, and the faults that bring the benchmark's own code
+// back.
+func BenchmarkRelease(b *testing.B) {
+	for b.Loop() {
+		if _, err := Release(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
