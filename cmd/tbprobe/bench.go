@@ -161,8 +161,9 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 	if o.coldOnly {
 		passes = passes[:1]
 	}
-	// Start-up (the tables opened, the positions read or drawn) is over:
-	// the code only it ran need not stay resident through the passes.
+	// Start-up (package initialisation, the tables opened, the positions
+	// read or drawn) is over: the code only it ran need not stay resident
+	// through the passes (package exepages says why).
 	exepages.Release()
 	for _, name := range passes {
 		probe := func(ctx context.Context, pos *chess.Position) error {
