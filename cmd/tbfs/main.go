@@ -333,6 +333,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 		return err
 	}
 	defer gtb.Close()
+	// A mount's caches fill and stay full: keep the heap near them (the
+	// chess and Geister decoded blocks, each remote location's blocks).
+	tables.SetMemoryLimit(2*cfg.cacheSize + sts.CacheBudget() + gsts.CacheBudget())
 
 	// .stats lists the locations asked for: the embedded Geister fixture,
 	// there when no --geister was given, moves no bytes over a transport.

@@ -16,6 +16,7 @@ import (
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/internal/promserve"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"
 	"github.com/tbfs/tbfs/source/metrics"
@@ -83,6 +84,8 @@ func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr
 		return 1
 	}
 	defer ts.Close()
+	// A server's caches fill and stay full: keep the heap near them.
+	tables.SetMemoryLimit(int64(tf.cacheSize) + ts.set.CacheBudget())
 	ln, activated, err := serveListener(listen)
 	if err != nil {
 		log.Error("listening", "err", err)
