@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,6 +41,7 @@ import (
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/daemon"
+	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
@@ -82,6 +84,9 @@ the source's own. With --daemon the command returns once the mount answers
 (exit 0), or exits non-zero with the reason if it cannot mount.`
 
 func main() {
+	// Nothing reads heap profiles: sampling allocations for one would only
+	// walk stacks and keep their records.
+	runtime.MemProfileRate = 0
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -328,6 +333,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 		return err
 	}
 	defer gtb.Close()
+	// A mount's caches fill and stay full: keep the heap near them (the
+	// chess and Geister decoded blocks, each remote location's blocks).
+	tables.SetMemoryLimit(2*cfg.cacheSize + sts.CacheBudget() + gsts.CacheBudget())
 
 	// .stats lists the locations asked for: the embedded Geister fixture,
 	// there when no --geister was given, moves no bytes over a transport.
@@ -373,6 +381,10 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	fmt.Fprintf(stdout, "tbfs: mounted on %s\n", cfg.mountpoint)
 	daemon.Ready(nil)
 	logger.Info("mounted", "mountpoint", cfg.mountpoint, "tables", append(sts.URLs(), gsts.URLs()...), "version", cli.Version())
+	// Start-up (package initialisation, the tables opened, the mount) is
+	// over: the code only it ran need not stay resident (package exepages
+	// says why).
+	exepages.Release()
 
 	done := make(chan struct{})
 	go func() {

@@ -21,6 +21,7 @@ import (
 	"github.com/tbfs/tbfs/dataset"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/internal/progress"
 	"github.com/tbfs/tbfs/source/metrics"
 )
@@ -58,6 +59,9 @@ type benchPass struct {
 	Bytes          int64   `json:"bytes"`
 	RequestsPerPrb float64 `json:"requests_per_probe"`
 	BlockCacheUsed int64   `json:"block_cache_bytes"`
+	// PeakRSS is the process's peak resident set size so far (the
+	// maximum /usr/bin/time reports), 0 where the system does not say.
+	PeakRSS int64 `json:"peak_rss_bytes"`
 }
 
 // benchOptions are bench's flags.
@@ -157,6 +161,10 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 	if o.coldOnly {
 		passes = passes[:1]
 	}
+	// Start-up (package initialisation, the tables opened, the positions
+	// read or drawn) is over: the code only it ran need not stay resident
+	// through the passes (package exepages says why).
+	exepages.Release()
 	for _, name := range passes {
 		probe := func(ctx context.Context, pos *chess.Position) error {
 			_, err := ts.tb.Probe(ctx, pos)
@@ -257,6 +265,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 	}
 	pass.RequestsPerPrb = float64(pass.Requests) / float64(len(positions))
 	pass.BlockCacheUsed, _ = ts.tb.CacheStats()
+	pass.PeakRSS = processPeakRSS()
 	return pass, firstErr
 }
 
@@ -273,6 +282,9 @@ func writePass(w io.Writer, p *benchPass) {
 	}
 	fmt.Fprintf(w, "  source cache hit rate %s; transport %d requests (%.3f per probe: %d opens, %d reads, %d lists), %s; decoded blocks held %s\n",
 		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, cli.FormatSize(p.Bytes), cli.FormatSize(p.BlockCacheUsed))
+	if p.PeakRSS > 0 {
+		fmt.Fprintf(w, "  peak resident memory of the process so far %s\n", cli.FormatSize(p.PeakRSS))
+	}
 }
 
 // processCPU is the CPU time the process has used (0 where the system does
@@ -284,6 +296,17 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processPeakRSS is the process's peak resident set size in bytes (0 where
+// the system does not say): the decoded blocks, the heap around them and
+// the program's resident code, what a memory budget has to cover.
+func processPeakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss << 10 // kilobytes on Linux
 }
 
 // readFENs reads a positions file: one FEN a line, blank lines and '#'

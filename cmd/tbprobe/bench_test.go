@@ -48,7 +48,7 @@ func TestBenchFixtures(t *testing.T) {
 	p := decodePasses(t, res.stdout)
 	for _, pass := range p {
 		if pass.Probes != 300 || pass.Errors != 0 || pass.ProbesPerSec <= 0 || pass.P99Micros < pass.P50Micros ||
-			pass.CPUSeconds < 0 || (pass.CPUSeconds > 0) != (pass.ProbesPerCPU > 0) {
+			pass.CPUSeconds < 0 || (pass.CPUSeconds > 0) != (pass.ProbesPerCPU > 0) || pass.PeakRSS <= 0 {
 			t.Errorf("%+v", pass)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,9 @@ import (
 )
 
 func main() {
+	// Nothing reads heap profiles: sampling allocations for one would only
+	// walk stacks and keep their records.
+	runtime.MemProfileRate = 0
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

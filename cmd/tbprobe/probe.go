@@ -11,6 +11,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/render"
 )
 
@@ -80,6 +81,13 @@ func runProbe(ctx context.Context, tf *tableFlags, opts probeOptions, parallel i
 		return 1
 	}
 	defer ts.Close()
+	if len(args) == 0 {
+		// FENs from standard input may run long and fill the caches:
+		// start-up is over, and the code only it ran need not stay
+		// resident (package exepages says why). A few FENs as arguments
+		// are answered before this would pay.
+		exepages.Release()
+	}
 
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()

@@ -14,7 +14,9 @@ import (
 
 	"github.com/tbfs/tbfs/internal/accesslog"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/exepages"
 	"github.com/tbfs/tbfs/internal/promserve"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"
 	"github.com/tbfs/tbfs/source/metrics"
@@ -82,6 +84,8 @@ func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr
 		return 1
 	}
 	defer ts.Close()
+	// A server's caches fill and stay full: keep the heap near them.
+	tables.SetMemoryLimit(int64(tf.cacheSize) + ts.set.CacheBudget())
 	ln, activated, err := serveListener(listen)
 	if err != nil {
 		log.Error("listening", "err", err)
@@ -89,6 +93,9 @@ func runServe(ctx context.Context, tf *tableFlags, listen string, stdout, stderr
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	log.Info("serving", "addr", ln.Addr().String(), "socket_activated", activated, "tables", ts.set.URLs(), "version", cli.Version())
+	// Start-up (package initialisation, the tables opened) is over: the
+	// code only it ran need not stay resident (package exepages says why).
+	exepages.Release()
 	if err := lichess.Serve(ctx, ln, accesslog.Handler(serveHandler(ts), log), shutdownGrace); err != nil {
 		log.Error("serving", "err", err)
 		return 1

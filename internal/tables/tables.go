@@ -169,6 +169,16 @@ func (s Set) URLs() []string {
 	return out
 }
 
+// CacheBudget sums the memory cache budgets of every location (remote ones
+// keep fetched blocks; local ones have no cache).
+func (s Set) CacheBudget() int64 {
+	var sum int64
+	for _, l := range s {
+		sum += l.CacheBudget()
+	}
+	return sum
+}
+
 // Stats sums the counters of every location.
 func (s Set) Stats() metrics.Stats {
 	var sum metrics.Stats

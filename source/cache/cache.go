@@ -103,6 +103,9 @@ func Wrap(src source.Source, opts Options) *Source {
 // Unwrap returns the wrapped source.
 func (s *Source) Unwrap() source.Source { return s.inner }
 
+// Budget is the most bytes the cache holds.
+func (s *Source) Budget() int64 { return s.budget }
+
 // Used is the number of bytes cached now.
 func (s *Source) Used() int64 {
 	s.mu.Lock()

@@ -173,6 +173,14 @@ func (s *Stack) BreakerStats() breaker.Stats {
 	return s.breaker.Stats()
 }
 
+// CacheBudget is the most bytes the memory cache holds (0 without one).
+func (s *Stack) CacheBudget() int64 {
+	if s.cache == nil {
+		return 0
+	}
+	return s.cache.Budget()
+}
+
 // CachedBytes is the number of bytes the cache holds now (0 without one).
 func (s *Stack) CachedBytes() int64 {
 	if s.cache == nil {

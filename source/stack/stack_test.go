@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/source"
+	"github.com/tbfs/tbfs/source/cache"
 	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/retry"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 	"github.com/tbfs/tbfs/source/sourcetest"
@@ -127,5 +129,32 @@ func TestRetryThroughStack(t *testing.T) {
 	// read is answered by the bytes that GET brought.
 	if s.Retries != 2 || s.Opens != 3 || s.Requests != 0 || s.Errors != 2 {
 		t.Errorf("stats %+v, want 2 retries, 3 opens, 0 further requests, 2 errors", s)
+	}
+}
+
+// TestCacheBudget: a remote location's memory cache has the budget asked
+// for (the cache's default for 0), a local one has none unless asked.
+func TestCacheBudget(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		remote bool
+		opts   stack.Options
+		want   int64
+	}{
+		{"remote", true, stack.Options{CacheBytes: 64 << 20}, 64 << 20},
+		{"remote default", true, stack.Options{}, cache.DefaultBudget},
+		{"local", false, stack.Options{CacheBytes: 64 << 20}, 0},
+		{"local cached", false, stack.Options{CacheBytes: 8 << 20, CacheLocal: true}, 8 << 20},
+	} {
+		src, err := mmap.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := stack.Wrap(src, c.remote, c.opts)
+		if got := st.CacheBudget(); got != c.want {
+			t.Errorf("%s: CacheBudget = %d, want %d", c.name, got, c.want)
+		}
+		st.Close()
 	}
 }
