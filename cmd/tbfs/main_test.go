@@ -43,7 +43,9 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "tbfs")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as README.md installs it
+		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))
 		}

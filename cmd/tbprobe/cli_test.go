@@ -37,10 +37,38 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// A run naming a subcommand builds only that one (subcommandsFor), found
+// by the name in the subcommands table: each entry's name must be the one
+// its command answers to, and the table must hold every command the full
+// tree has beside the probe and cli.Setup's (the arbiter is cobra's own
+// lookup, root.Find, on the full tree).
+func TestSubcommandsByName(t *testing.T) {
+	full := newRootCmd(context.Background(), nil, io.Discard, io.Discard, subcommandsFor(nil)...)
+	named := map[string]bool{}
+	for _, s := range subcommands {
+		named[s.name] = true
+		got := subcommandsFor([]string{s.name, "-h"})
+		if len(got) != 1 || got[0].Name() != s.name {
+			t.Errorf("subcommandsFor(%q) = %d commands, want the one named %q", s.name, len(got), s.name)
+		}
+		if c, _, err := full.Find([]string{s.name}); err != nil || c.Name() != s.name {
+			t.Errorf("the full tree finds %v (%v) for %q", c.Name(), err, s.name)
+		}
+	}
+	for _, c := range full.Commands() {
+		if !named[c.Name()] && c.Name() != "version" && c.Name() != "man" {
+			t.Errorf("command %q is not in the subcommands table", c.Name())
+		}
+	}
+	if got := subcommandsFor([]string{"version"}); len(got) != 0 {
+		t.Errorf("subcommandsFor(version) builds %d commands, want none", len(got))
+	}
+}
+
 // Every command's -h goes to standard output, exits 0 and names every one
 // of the command's flags (the arbiter is the flag set itself).
 func TestHelpEveryCommand(t *testing.T) {
-	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard)
+	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard, subcommandsFor(nil)...)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Hidden {
@@ -154,7 +182,7 @@ func TestSystemdUnitCommandLine(t *testing.T) {
 	if len(argv) == 0 {
 		t.Fatal("no ExecStart in tbprobe.service")
 	}
-	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard)
+	root := newRootCmd(context.Background(), nil, io.Discard, io.Discard, subcommandsFor(nil)...)
 	cmd, rest, err := root.Find(argv)
 	if err != nil || cmd.Name() != "serve" {
 		t.Fatalf("ExecStart %q runs %v (%v), want serve", argv, cmd.Name(), err)

@@ -44,17 +44,53 @@ func main() {
 // run executes the command line args and returns the exit status: 0 done,
 // 1 failed, 2 usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.Execute(newRootCmd(ctx, stdin, stdout, stderr), args)
+	root := newRootCmd(ctx, stdin, stdout, stderr, subcommandsFor(args)...)
+	return cli.Execute(root, args)
 }
 
-// newRootCmd is the whole command tree on the given streams.
-func newRootCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// subcommands builds each of tbprobe's commands beside the probe itself,
+// by name, in the order help lists them.
+var subcommands = []struct {
+	name  string
+	build func() *cobra.Command
+}{
+	{"bench", newBenchCmd}, {"ls", newLsCmd}, {"info", newInfoCmd}, {"verify", newVerifyCmd},
+	{"serve", newServeCmd}, {"mate", newMateCmd}, {"geister", newGeisterCmd},
+	{"battery", newBatteryCmd}, {"dataset", newDatasetCmd},
+}
+
+// subcommandsFor builds the subcommands a run with args can reach. When
+// args starts with a subcommand's name that run reaches only that one (or,
+// for cli.Setup's version, none), so the others' flag sets, a third of
+// start-up's own work, are not built; any other run (the probe itself,
+// help, completion, man) gets them all.
+func subcommandsFor(args []string) []*cobra.Command {
+	if len(args) > 0 {
+		if args[0] == "version" {
+			return nil
+		}
+		for _, s := range subcommands {
+			if s.name == args[0] {
+				return []*cobra.Command{s.build()}
+			}
+		}
+	}
+	all := make([]*cobra.Command, len(subcommands))
+	for i, s := range subcommands {
+		all[i] = s.build()
+	}
+	return all
+}
+
+// newRootCmd is the command tree on the given streams: the probe, the
+// given subcommands and cli.Setup's.
+func newRootCmd(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, subs ...*cobra.Command) *cobra.Command {
 	root := newProbeCmd()
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetContext(ctx)
-	root.AddCommand(newBenchCmd(), newLsCmd(), newInfoCmd(), newVerifyCmd(), newServeCmd(), newMateCmd(), newGeisterCmd(), newBatteryCmd(), newDatasetCmd())
+	root.AddCommand(subs...)
 	cli.Setup(root)
 	return root
 }

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	tbprobeBin = filepath.Join(dir, "tbprobe")
 	build := exec.Command("go", "build", "-o", tbprobeBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as README.md installs it
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building tbprobe:", err)

@@ -3,6 +3,7 @@ package chesstb
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/tbfs/tbfs/chess"
 )
@@ -135,7 +136,13 @@ type kingSlices struct {
 	lookup [64 * 64]kingEntry
 }
 
-var kingTables = [2]*kingSlices{buildKingSlices(fileMirror), buildKingSlices(dihedral)}
+// kingTables returns the king-pair table of each symmetry group, built on
+// first use (64 KiB and a sweep of every pair): a process that opens no
+// chesstb table, such as "tbprobe version", never pays for them.
+var kingTables = [2]func() *kingSlices{
+	sync.OnceValue(func() *kingSlices { return buildKingSlices(fileMirror) }),
+	sync.OnceValue(func() *kingSlices { return buildKingSlices(dihedral) }),
+}
 
 func kingsAdjacent(a, b int) bool {
 	df, dr := a&7-b&7, a>>3-b>>3
@@ -272,7 +279,7 @@ func newIndexConfig(m material) (*indexConfig, error) {
 	if m.hasPawns() {
 		cfg.sym = fileMirror
 	}
-	cfg.kings = kingTables[cfg.sym]
+	cfg.kings = kingTables[cfg.sym]()
 	w := uint64(1)
 	for _, gc := range generatorClassOrder {
 		n := int(m.n[gc.color][gc.pt])

@@ -19,8 +19,8 @@ import (
 // kingPairs lists, per king slice, the canonical (white king, black king)
 // pair: the one stored with the identity transform.
 var kingPairs = [2]func() []uint16{
-	sync.OnceValue(func() []uint16 { return canonicalKingPairs(kingTables[fileMirror]) }),
-	sync.OnceValue(func() []uint16 { return canonicalKingPairs(kingTables[dihedral]) }),
+	sync.OnceValue(func() []uint16 { return canonicalKingPairs(kingTables[fileMirror]()) }),
+	sync.OnceValue(func() []uint16 { return canonicalKingPairs(kingTables[dihedral]()) }),
 }
 
 func canonicalKingPairs(ks *kingSlices) []uint16 {
@@ -100,7 +100,7 @@ func (cfg *indexConfig) unrank(idx uint64, l *layout) (ps pieceSet, weight int, 
 		return ps, 0, nil
 	case cfg.sym == fileMirror:
 		return ps, 2, nil
-	case !kingTables[dihedral].lookup[wk*64+bk].stab:
+	case !cfg.kings.lookup[wk*64+bk].stab:
 		return ps, 8, nil
 	}
 	var cur, alt uint64

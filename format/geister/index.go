@@ -214,52 +214,15 @@ func colexRank(set uint32) uint64 {
 }
 
 // colexChunk[j][c][x] is the colex contribution of the members x of chunk
-// j (positions 6j..6j+5) when c members lie below the chunk.
-var colexChunk [3][16][64]uint64
-
+// j (positions 6j..6j+5) when c members lie below the chunk;
 // pdepChunk[m][s] deposits the low bits of s onto the set bits of the
-// 6-bit mask m (a 6-bit parallel bit deposit; bits of s beyond the mask's
-// count are ignored).
-var pdepChunk [64][64]uint8
-
-// pextChunk[m][s] gathers the bits of s selected by the 6-bit mask m into
-// the low bits (a 6-bit parallel bit extract).
-var pextChunk [64][64]uint8
-
-func init() {
-	for j := 0; j < 3; j++ {
-		for c := 0; c < 16; c++ {
-			for x := 0; x < 64; x++ {
-				var r uint64
-				k := c
-				for q := 0; q < 6; q++ {
-					if x&(1<<q) != 0 {
-						k++
-						if n := 6*j + q; k <= 36 {
-							r += binom[n][k]
-						}
-					}
-				}
-				colexChunk[j][c][x] = r
-			}
-		}
-	}
-	for m := 0; m < 64; m++ {
-		for src := 0; src < 64; src++ {
-			var out, o uint8
-			for q := 0; q < 6; q++ {
-				if m&(1<<q) != 0 {
-					if src&(1<<q) != 0 {
-						out |= 1 << o
-					}
-					o++
-				}
-			}
-			pextChunk[m][src] = out
-			pdepChunk[m][src] = uint8(pdep32(uint32(src), uint32(m)))
-		}
-	}
-}
+// 6-bit mask m (bits of s beyond the mask's count are ignored), and
+// pextChunk[m][s] gathers the bits of s selected by m into the low bits.
+// They are data in chunk_tables.go, written by internal/chunktables (go
+// generate), not computed at start-up: every run of every binary that
+// links this package would pay ~0.15 ms for them.
+//
+//go:generate go run gen_tables.go
 
 // pext18 gathers the bits of src selected by the 18-bit mask into the low
 // bits: the members of src renumbered among the squares of mask.
@@ -285,20 +248,7 @@ func colexUnrank(r uint64, s, n int) uint32 {
 	return set
 }
 
-// pdep32 deposits the low bits of src onto the set bits of mask, in order.
-func pdep32(src, mask uint32) uint32 {
-	var out uint32
-	for ; mask != 0; src >>= 1 {
-		low := mask & -mask
-		if src&1 != 0 {
-			out |= low
-		}
-		mask &= mask - 1
-	}
-	return out
-}
-
-// pdep64 is pdep32 for 64-bit masks.
+// pdep64 deposits the low bits of src onto the set bits of mask, in order.
 func pdep64(src, mask uint64) uint64 {
 	var out uint64
 	for ; mask != 0; src >>= 1 {
