@@ -320,7 +320,14 @@ type lzmaBlock struct {
 	mu   sync.Mutex
 	buf  []byte        // the buffer view points at, under mu
 	dec  *lzma.Decoder // nil once the block is complete
-	err  error         // a decode failure, repeated to every later reader
+	// tier, when set instead of dec, reads the block's bytes out of the
+	// decoded store, a chunk per Read, and tierHeld is the memory it
+	// holds; relz decodes the whole block from its LZMA should tier
+	// fail.
+	tier     io.Reader
+	tierHeld int64
+	relz     func() ([]byte, error)
+	err      error // a decode failure, repeated to every later reader
 	// onGrow, when set, is called with the bytes the block's
 	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
@@ -330,10 +337,11 @@ type lzmaBlock struct {
 	evicted atomic.Bool
 }
 
-// decodedLZMABlock is a block whose bytes are all at hand.
-func decodedLZMABlock(data []byte) *lzmaBlock {
-	lb := &lzmaBlock{size: len(data), buf: data}
-	lb.done.Store(int64(len(data)))
+// tierLZMABlock is a block of size bytes read from the decoded store by r,
+// which holds held bytes; relz decodes the whole block from its LZMA
+// instead should r fail.
+func tierLZMABlock(r io.Reader, held int64, size int, relz func() ([]byte, error)) *lzmaBlock {
+	lb := &lzmaBlock{size: size, tier: r, tierHeld: held, relz: relz}
 	lb.view.Store(&lb.buf)
 	return lb
 }
@@ -357,6 +365,9 @@ func (lb *lzmaBlock) memSize() int64 {
 	if lb.dec != nil {
 		n += lb.dec.StateBytes()
 	}
+	if lb.tier != nil {
+		n += lb.tierHeld
+	}
 	return n
 }
 
@@ -378,6 +389,31 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	pos := int(lb.done.Load())
 	if pos >= n {
 		return lb.buf, nil
+	}
+	if lb.tier != nil {
+		if err := lb.tierUpTo(pos, n); err == nil {
+			return lb.buf, nil
+		}
+		// Chunks that passed the store's checksum and still do not
+		// decode: decode the whole block from its LZMA instead, into a
+		// new buffer published only once it is whole, since readers may
+		// hold the old one.
+		data, err := lb.relz()
+		if err != nil {
+			lb.err = err
+			return nil, err
+		}
+		if len(data) != lb.size {
+			lb.err = corruptf("LZMA block decoded to %d bytes, want %d", len(data), lb.size)
+			return nil, lb.err
+		}
+		if lb.onGrow != nil {
+			lb.onGrow(int64(cap(data)-cap(lb.buf)) - lb.tierHeld)
+		}
+		lb.tier, lb.buf = nil, data
+		lb.view.Store(&data)
+		lb.done.Store(int64(len(data)))
+		return data, nil
 	}
 	if want := min(lb.size, n+lzma.MaxMatch); len(lb.buf) < want {
 		grown := lb.size
@@ -410,6 +446,40 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 		lb.dec = nil
 	}
 	return lb.buf, nil
+}
+
+// tierUpTo reads the block from the decoded store from byte pos through
+// at least byte n, chunk by chunk, into a buffer of the whole block's
+// length: its pages past what is read are never touched, so they cost no
+// memory, and it is never copied. Under mu.
+func (lb *lzmaBlock) tierUpTo(pos, n int) error {
+	if len(lb.buf) < lb.size {
+		nb := make([]byte, lb.size)
+		lb.buf = nb
+		lb.view.Store(&nb)
+		if lb.onGrow != nil {
+			lb.onGrow(int64(lb.size))
+		}
+	}
+	for pos < n {
+		got, err := lb.tier.Read(lb.buf[pos:])
+		if got == 0 && err == nil {
+			err = io.ErrNoProgress
+		}
+		if err != nil {
+			return err
+		}
+		pos += got
+		lb.done.Store(int64(pos))
+	}
+	if pos == lb.size {
+		// The store's chunks are no longer needed.
+		if lb.onGrow != nil {
+			lb.onGrow(-lb.tierHeld)
+		}
+		lb.tier = nil
+	}
+	return nil
 }
 
 // lzmaDecoder reads compressed block b of frame c and prepares its

@@ -2,6 +2,7 @@ package chesstb
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,16 @@ func (c *countingStore) Load(key string, size int) ([]byte, bool) {
 		c.misses.Add(1)
 	}
 	return data, ok
+}
+
+func (c *countingStore) Open(key string, size int) (io.Reader, int64, bool) {
+	r, held, ok := c.st.Open(key, size)
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return r, held, ok
 }
 
 func (c *countingStore) Store(key string, data []byte) error {

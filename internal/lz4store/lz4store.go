@@ -4,26 +4,26 @@
 // restarted process reads them back at LZ4 speed instead of decoding again.
 //
 // Each block is one file named by a hash of its key and holding the key, the
-// block's length and an XXH64 checksum of its LZ4 bytes, then the LZ4 block
-// (the checksum is over the compressed bytes, a quarter or less of the
-// block, and a load checks it before decompressing: LZ4 decodes intact bytes
-// to the block they were made from). A file that does not match its key in
-// every respect — another key, a short or damaged file, a checksum that
-// differs, LZ4 bytes that do not decode to the length — is a miss,
-// never a wrong block: the caller decodes the block again and the file is
-// replaced. Files are written to a temporary name and renamed, so a crash
-// leaves either a whole file or none. When the files outgrow the budget the
+// block's length, a table of the block's chunks (independent LZ4 blocks of
+// 64 KiB of decoded bytes each) and an XXH64 checksum of the table and the
+// chunks, then the chunks (chunks.go). A load checks the checksum before it
+// decodes anything (LZ4 decodes intact bytes to the block they were made
+// from); Open then decodes chunk by chunk, as far as the caller reads, so a
+// caller that needs the start of a block decodes only that. A file that
+// does not match its key in every respect — another key, a short or
+// damaged file, a checksum that differs, a table that does not fit the
+// lengths — is a miss, never a wrong block: the caller decodes the block
+// again and the file is replaced. Files are written to a temporary name and
+// renamed, so a crash leaves either a whole file or none. When the files
+// outgrow the budget the
 // least recently used are deleted; the order survives restarts through the
 // files' modification times.
 package lz4store
 
 import (
-	"bytes"
 	"container/list"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,13 +33,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/cespare/xxhash/v2"
-	"github.com/pierrec/lz4/v4"
 )
 
-// magic starts every block file; a format change changes it.
-const magic = "tbfs-lz4store-v2\n"
+// magic starts every block file; a format change changes it (files of
+// another format are misses).
+const magic = "tbfs-lz4store-v3\n"
 
 // suffix ends every block file's name.
 const suffix = ".lz4b"
@@ -140,24 +138,45 @@ func fileName(key string) string {
 	return hex.EncodeToString(h[:20]) + suffix
 }
 
-// header is what precedes the LZ4 bytes: the magic, the key, the block's
-// length and the checksum of the LZ4 bytes.
-func header(key string, n int, sum uint64) []byte {
-	h := make([]byte, 0, len(magic)+4+len(key)+4+8)
-	h = append(h, magic...)
-	h = binary.LittleEndian.AppendUint32(h, uint32(len(key)))
-	h = append(h, key...)
-	h = binary.LittleEndian.AppendUint32(h, uint32(n))
-	return binary.LittleEndian.AppendUint64(h, sum)
-}
-
-// errMismatch is a file that is not the block asked for.
-var errMismatch = errors.New("lz4store: file does not hold the block")
-
 // Load returns the block stored under key, of exactly size bytes (of any
 // size up to the limit, for a negative size), into a new slice; ok is false
 // when the store does not hold it whole and intact.
 func (s *Store) Load(key string, size int) (data []byte, ok bool) {
+	scratch := fileScratch.Get().(*[]byte)
+	defer fileScratch.Put(scratch)
+	c, ok := s.open(key, size, scratch)
+	if !ok {
+		return nil, false
+	}
+	data = make([]byte, c.left)
+	if _, err := io.ReadFull(c, data); err != nil {
+		s.drop(key)
+		return nil, false
+	}
+	return data, true
+}
+
+// Open returns a reader of the block stored under key, of exactly size
+// bytes (of any size up to the limit, for a negative size), and the bytes
+// of memory the reader holds (the block's LZ4 chunks, already checked);
+// ok is false when the store does not hold the block whole and intact. The
+// reader decodes one chunk per Read, straight into p when p has room for
+// it, so a caller that reads only the start of a block decodes only that:
+// read into the block's own buffer, the pages past what was read are never
+// touched. A Read error (chunks that pass the checksum but do not decode,
+// which only a faulty writer makes) means the block must be made afresh.
+func (s *Store) Open(key string, size int) (r io.Reader, held int64, ok bool) {
+	c, ok := s.open(key, size, nil)
+	if !ok {
+		return nil, 0, false
+	}
+	return c, int64(cap(c.data)), true
+}
+
+// open reads and checks key's file into *scratch (into a new buffer when
+// scratch is nil) and returns a reader of its chunks; counting the load as
+// a hit or a miss.
+func (s *Store) open(key string, size int, scratch *[]byte) (c *chunkReader, ok bool) {
 	defer func() {
 		if ok {
 			s.hits.Add(1)
@@ -169,14 +188,18 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 		return nil, false
 	}
 	name := fileName(key)
-	scratch := fileScratch.Get().(*[]byte)
-	defer fileScratch.Put(scratch)
-	raw, err := readFile(filepath.Join(s.dir, name), *scratch)
+	var buf []byte
+	if scratch != nil {
+		buf = *scratch
+	}
+	raw, err := readFile(filepath.Join(s.dir, name), buf)
 	if err != nil {
 		return nil, false
 	}
-	*scratch = raw[:0]
-	data, err = decodeFile(raw, key, size)
+	if scratch != nil {
+		*scratch = raw[:0]
+	}
+	c, err = parseFile(raw, key, size)
 	if err != nil {
 		// A damaged or foreign file: drop it so the block is stored anew.
 		s.remove(name)
@@ -189,8 +212,11 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 	s.mu.Unlock()
 	now := time.Now()
 	os.Chtimes(filepath.Join(s.dir, name), now, now) // the order across restarts
-	return data, true
+	return c, true
 }
+
+// drop deletes key's file, one found damaged only when decoded.
+func (s *Store) drop(key string) { s.remove(fileName(key)) }
 
 // fileScratch holds buffers for the files Load reads: their bytes are
 // needed only until the block is decompressed out of them.
@@ -208,7 +234,7 @@ func readFile(path string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	n := info.Size()
-	if n > maxBlock+1<<20 {
+	if n > maxBlock+maxBlock/chunkBytes*8+1<<20 {
 		return nil, errMismatch // no block file is that large
 	}
 	if int64(cap(buf)) < n {
@@ -221,39 +247,6 @@ func readFile(path string, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// decodeFile checks raw, the content of a block file, against key and size
-// and returns the block.
-func decodeFile(raw []byte, key string, size int) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(raw, []byte(magic))
-	if !ok || len(rest) < 4 {
-		return nil, errMismatch
-	}
-	kl := int(binary.LittleEndian.Uint32(rest))
-	rest = rest[4:]
-	if kl != len(key) || len(rest) < kl+12 || string(rest[:kl]) != key {
-		return nil, errMismatch
-	}
-	rest = rest[kl:]
-	n := int(binary.LittleEndian.Uint32(rest))
-	sum := binary.LittleEndian.Uint64(rest[4:])
-	rest = rest[12:]
-	if size < 0 {
-		size = n
-	}
-	if n != size || n > maxBlock {
-		return nil, errMismatch
-	}
-	if xxhash.Sum64(rest) != sum {
-		return nil, errMismatch
-	}
-	data := make([]byte, size)
-	got, err := lz4.UncompressBlock(rest, data)
-	if err != nil || got != size {
-		return nil, errMismatch
-	}
-	return data, nil
-}
-
 // Store keeps data under key, replacing what was there. It is best effort:
 // a block that cannot be written (a full disk, a block over the budget) is
 // simply not kept, and the error says why.
@@ -261,21 +254,10 @@ func (s *Store) Store(key string, data []byte) error {
 	if len(data) > maxBlock {
 		return fmt.Errorf("lz4store: block of %d bytes", len(data))
 	}
-	hdr := header(key, len(data), 0) // the checksum is set below
-	buf := make([]byte, len(hdr)+lz4.CompressBlockBound(len(data)))
-	copy(buf, hdr)
-	var c lz4.Compressor
-	n, err := c.CompressBlock(data, buf[len(hdr):])
+	buf, err := encodeFile(key, data)
 	if err != nil {
-		return fmt.Errorf("lz4store: %w", err)
+		return err
 	}
-	if n == 0 && len(data) > 0 {
-		// Incompressible: LZ4 leaves it to the caller; such blocks are
-		// not worth a second tier.
-		return errors.New("lz4store: block does not compress")
-	}
-	buf = buf[:len(hdr)+n]
-	binary.LittleEndian.PutUint64(buf[len(hdr)-8:], xxhash.Sum64(buf[len(hdr):]))
 	if int64(len(buf)) > s.budget {
 		return fmt.Errorf("lz4store: a %d-byte file exceeds the budget", len(buf))
 	}

@@ -243,6 +243,15 @@ func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error
 	if idx < w.n {
 		short := w.shortBefore(idx)
 		off := lo + short*narrow + (idx-short)*wide
+		// A walk index set by SetIndex covers records head may not
+		// reach yet.
+		width := wide
+		if w.short[idx>>6]>>(idx&63)&1 != 0 {
+			width = narrow
+		}
+		if end := min(off+width, hi); uint64(len(head)) < end {
+			return Record{}, int(end), nil
+		}
 		return pa.record(head, st, idx, off, hi)
 	}
 	off := lo + w.bytes
