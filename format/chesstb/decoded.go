@@ -21,12 +21,13 @@ type DecodedStore interface {
 	// Load returns the block stored under key if it holds one of size
 	// bytes (any size, for a negative size), intact.
 	Load(key string, size int) ([]byte, bool)
-	// Open is Load for a block read only as far as its lookups need:
-	// it returns a reader of the block's bytes that Reads into the
-	// caller's buffer (a Read may return fewer bytes than asked, not
-	// none), and the bytes of memory the reader holds. A Read error
+	// Open is Load for a block read only where its lookups read: it
+	// returns a reader of the block's bytes, safe for concurrent use,
+	// that decodes only the chunks of chunk bytes that hold what is
+	// read (a read of whole chunks going straight into the caller's
+	// buffer), and the bytes of memory the reader holds. A ReadAt error
 	// means the block must be decoded afresh.
-	Open(key string, size int) (r io.Reader, held int64, ok bool)
+	Open(key string, size int) (r io.ReaderAt, chunk int, held int64, ok bool)
 	// Store keeps data under key; it is best effort.
 	Store(key string, data []byte) error
 }
@@ -72,18 +73,18 @@ func (t *tableFile) decodedKey(ctx context.Context, c int, b uint64) (string, bo
 
 // openLZMABlock returns block b of frame c, size bytes once decoded, ready
 // for upTo: from the decoded store when it holds the block (read from
-// there only as far as upTo is asked to), otherwise a block to decode from
+// there only where span and upTo are asked to read), otherwise a block to decode from
 // its compressed bytes. With a store, a block is decoded whole at once and
 // stored, so a later process finds it there.
 func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int) (*lzmaBlock, error) {
 	key, tiered := t.decodedKey(ctx, c, b)
 	if tiered {
-		if r, held, ok := t.decoded.Open(key, size); ok {
+		if r, chunk, held, ok := t.decoded.Open(key, size); ok && chunk > 0 {
 			// Should the store's bytes fail to decode, the block is
 			// decoded again; no probe's cancellation may fail it for
 			// later ones.
 			bg := context.WithoutCancel(ctx)
-			return tierLZMABlock(r, held, size, func() ([]byte, error) {
+			return tierLZMABlock(r, chunk, held, size, func() ([]byte, error) {
 				z, err := t.lzmaDecoder(bg, c, b, size)
 				if err != nil {
 					return nil, err
@@ -127,9 +128,9 @@ func (t *tableFile) tierWalkIndex(ctx context.Context, c int, b uint64, lb *lzma
 		return
 	}
 	key += walkKeySuffix
-	// The index needs only the block's header: the first chunk.
-	if head, err := lb.upTo(1); err == nil {
-		head = head[:lb.done.Load()]
+	// The index needs only the block's header.
+	if head, err := lb.span(0, changepoint.HeaderBytes); err == nil {
+		head = head[:min(len(head), changepoint.HeaderBytes)]
 		if index, ok := t.decoded.Load(key, -1); ok && pa.SetIndex(head, index) == nil {
 			return
 		}

@@ -29,14 +29,14 @@ func (c *countingStore) Load(key string, size int) ([]byte, bool) {
 	return data, ok
 }
 
-func (c *countingStore) Open(key string, size int) (io.Reader, int64, bool) {
-	r, held, ok := c.st.Open(key, size)
+func (c *countingStore) Open(key string, size int) (io.ReaderAt, int, int64, bool) {
+	r, chunk, held, ok := c.st.Open(key, size)
 	if ok {
 		c.hits.Add(1)
 	} else {
 		c.misses.Add(1)
 	}
-	return r, held, ok
+	return r, chunk, held, ok
 }
 
 func (c *countingStore) Store(key string, data []byte) error {
@@ -45,11 +45,12 @@ func (c *countingStore) Store(key string, data []byte) error {
 }
 
 // TestDecodedStoreOracle answers the shipped rows of the reference's
-// probe.tsv (the arbiter) three times, each through a fresh Tablebase over
+// probe.tsv (the arbiter) four times, each through a fresh Tablebase over
 // one decoded-block store on disk: while the store fills, from the filled
-// store, and after every file in it was damaged. Each pass must give the
-// reference's answers; the second must find its blocks in the store, the
-// third must find none (a damaged file is a miss, never a value).
+// store, after every file in it was damaged, and after every file was cut
+// short. Each pass must give the reference's answers; the second must find
+// its blocks in the store, the third almost none and the fourth none (a
+// damaged file is a miss, never a value).
 func TestDecodedStoreOracle(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
 	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
@@ -124,5 +125,24 @@ func TestDecodedStoreOracle(t *testing.T) {
 		// A flip LZ4 cannot see may still decode to the block, which the
 		// checksum then vouches for; almost every flip must miss.
 		t.Errorf("damaged: %d of %d files still hit", cs.hits.Load(), len(ents))
+	}
+	// Cut every file (the pass above stored the damaged ones afresh)
+	// short, by a different length each: every one must miss.
+	ents, err = os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, info.Size()-1-int64(i*7919)%info.Size()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cs := pass("truncated"); cs.hits.Load() != 0 {
+		t.Errorf("truncated: %d of %d files still hit", cs.hits.Load(), len(ents))
 	}
 }

@@ -5,11 +5,11 @@
 //
 // Each block is one file named by a hash of its key and holding the key, the
 // block's length, a table of the block's chunks (independent LZ4 blocks of
-// 64 KiB of decoded bytes each) and an XXH64 checksum of the table and the
+// 4 KiB of decoded bytes each) and an XXH64 checksum of the table and the
 // chunks, then the chunks (chunks.go). A load checks the checksum before it
 // decodes anything (LZ4 decodes intact bytes to the block they were made
-// from); Open then decodes chunk by chunk, as far as the caller reads, so a
-// caller that needs the start of a block decodes only that. A file that
+// from); Open's reader then decodes only the chunks holding what its caller
+// reads. A file that
 // does not match its key in every respect — another key, a short or
 // damaged file, a checksum that differs, a table that does not fit the
 // lengths — is a miss, never a wrong block: the caller decodes the block
@@ -148,8 +148,8 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	data = make([]byte, c.left)
-	if _, err := io.ReadFull(c, data); err != nil {
+	data = make([]byte, c.size)
+	if _, err := c.ReadAt(data, 0); err != nil {
 		s.drop(key)
 		return nil, false
 	}
@@ -157,20 +157,22 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 }
 
 // Open returns a reader of the block stored under key, of exactly size
-// bytes (of any size up to the limit, for a negative size), and the bytes
-// of memory the reader holds (the block's LZ4 chunks, already checked);
-// ok is false when the store does not hold the block whole and intact. The
-// reader decodes one chunk per Read, straight into p when p has room for
-// it, so a caller that reads only the start of a block decodes only that:
-// read into the block's own buffer, the pages past what was read are never
-// touched. A Read error (chunks that pass the checksum but do not decode,
-// which only a faulty writer makes) means the block must be made afresh.
-func (s *Store) Open(key string, size int) (r io.Reader, held int64, ok bool) {
+// bytes (of any size up to the limit, for a negative size), the length of
+// the chunks it is stored in, and the bytes of memory the reader holds (the
+// chunks, already checked); ok is false when the store does not hold the
+// block whole and intact. The reader decodes only the chunks that hold the
+// bytes asked for, each straight into the caller's buffer where the buffer
+// holds the whole chunk: read at chunk boundaries into the block's own
+// buffer, the block's pages no read reached are never touched. It is safe
+// for concurrent use. A ReadAt error (chunks that pass the checksum and do
+// not decode, which only a faulty writer makes) means the block must be
+// made afresh.
+func (s *Store) Open(key string, size int) (r io.ReaderAt, chunk int, held int64, ok bool) {
 	c, ok := s.open(key, size, nil)
 	if !ok {
-		return nil, 0, false
+		return nil, 0, 0, false
 	}
-	return c, int64(cap(c.data)), true
+	return c, c.chunk, int64(cap(c.data) + 8*len(c.offs)), true
 }
 
 // open reads and checks key's file into *scratch (into a new buffer when

@@ -60,7 +60,7 @@ func TestWalkIndex(t *testing.T) {
 			// Damage: each must be refused, and the Partial still walk.
 			damaged := map[string][]byte{
 				"empty":     nil,
-				"magic":     append([]byte("xpwalk1\x00"), index[len(indexMagic):]...),
+				"magic":     append([]byte("xpwalk2\x00"), index[len(indexMagic):]...),
 				"truncated": index[:len(index)-1],
 				"trailing":  append(append([]byte(nil), index...), 0),
 			}
@@ -88,6 +88,78 @@ func TestWalkIndex(t *testing.T) {
 				if _, _, err := fresh.Lookup(payload, tc.n-1); err != nil {
 					t.Fatalf("%s: lookup after a refused index: %v", name, err)
 				}
+			}
+		})
+	}
+}
+
+// TestLookupIndexed: with a walk index set, LookupIndexed answers every
+// position, in a random order, as the cells the test-side encoder wrote
+// say (the arbiter), over a buffer in which only the ranges it asked ensure
+// for hold the payload (the rest is junk), so it reads nothing it did not
+// ask for; and it asks for a small part of a block per lookup.
+func TestLookupIndexed(t *testing.T) {
+	for _, tc := range blockShapes {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, uint64(tc.n)))
+			cells := make([][]uint16, tc.n)
+			for i := range cells {
+				cells[i] = randomCell(rng, tc.layers, rng.IntN(5), rng.IntN(2) == 0, tc.ranks)
+			}
+			payload := encode(cells, tc.layers, tc.eb)
+			p := Params{Layers: tc.layers, EntryBytes: tc.eb, Positions: tc.n, Ranks: tc.ranks}
+			walker, err := NewPartial(p, len(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := walker.WalkAll(payload); err != nil {
+				t.Fatal(err)
+			}
+			pa, err := NewPartial(p, len(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, len(payload))
+			for i := range buf {
+				buf[i] = 0xA5
+			}
+			copy(buf, payload[:HeaderBytes])
+			if err := pa.SetIndex(buf[:HeaderBytes], walker.Index()); err != nil {
+				t.Fatal(err)
+			}
+			if !pa.Indexed() {
+				t.Fatal("not Indexed after SetIndex")
+			}
+			asked := 0
+			ensure := func(lo, hi int) error {
+				if lo < 0 || hi > len(payload) || lo > hi {
+					t.Fatalf("ensure(%d, %d) outside %d bytes", lo, hi, len(payload))
+				}
+				asked += hi - lo
+				copy(buf[lo:hi], payload[lo:hi])
+				return nil
+			}
+			for _, i := range rng.Perm(tc.n) {
+				before := asked
+				r, err := pa.LookupIndexed(buf, ensure, i)
+				if err != nil {
+					t.Fatalf("cell %d: %v", i, err)
+				}
+				// The stride's states and the record, nothing more.
+				if n := asked - before; n > stride/4+8+4*tc.layers*tc.eb+64 {
+					t.Fatalf("cell %d: asked for %d bytes", i, n)
+				}
+				for h := 0; h < tc.layers; h++ {
+					rank, draw := r.At(h)
+					if draw != (cells[i][h] == drawRank) || (!draw && rank != cells[i][h]) {
+						t.Fatalf("cell %d layer %d: got (%d,%v), want %d", i, h, rank, draw, cells[i][h])
+					}
+				}
+			}
+			// Without a complete index it refuses.
+			fresh, _ := NewPartial(p, len(payload))
+			if _, err := fresh.LookupIndexed(payload, ensure, 0); err == nil {
+				t.Fatal("LookupIndexed without an index answered")
 			}
 		})
 	}

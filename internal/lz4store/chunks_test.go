@@ -1,0 +1,168 @@
+package lz4store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// TestOpenReadAt reads stored blocks back through Open at random offsets
+// and lengths, from many goroutines at once, each read into a buffer
+// aligned with the chunks or not: every read gives the stored bytes there
+// (the arbiter: the block as stored), including a raw chunk LZ4 cannot
+// shorten and a short last chunk.
+func TestOpenReadAt(t *testing.T) {
+	s := open(t, t.TempDir(), 1<<30)
+	noise := make([]byte, 3*chunkBytes)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	blocks := map[string][]byte{
+		"runs":   block(10*chunkBytes+123, 6),
+		"mixed":  append(append(block(2*chunkBytes, 7), noise...), block(chunkBytes/2, 8)...),
+		"one":    block(100, 9),
+		"chunk":  block(chunkBytes, 10),
+		"nothin": {},
+	}
+	for k, b := range blocks {
+		if err := s.Store(k, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, want := range blocks {
+		r, chunk, held, ok := s.Open(k, len(want))
+		if !ok || chunk != chunkBytes || held <= 0 {
+			t.Fatalf("%s: Open gives chunk %d, held %d, ok %v", k, chunk, held, ok)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(g), uint64(len(want))))
+				for range 200 {
+					lo := rng.IntN(len(want) + 1)
+					if rng.IntN(2) == 0 {
+						lo -= lo % chunkBytes
+					}
+					hi := lo + rng.IntN(len(want)-lo+1)
+					p := make([]byte, hi-lo)
+					n, err := r.ReadAt(p, int64(lo))
+					if err != nil || n != len(p) || !bytes.Equal(p, want[lo:hi]) {
+						t.Errorf("%s: ReadAt(%d bytes at %d) gives %d, %v, equal %v", k, len(p), lo, n, err, bytes.Equal(p, want[lo:hi]))
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		// Past the end: io.EOF with what there is.
+		p := make([]byte, 10)
+		if n, err := r.ReadAt(p, int64(len(want))); n != 0 || err == nil {
+			t.Errorf("%s: ReadAt past the end gives %d, %v", k, n, err)
+		}
+	}
+	if _, _, _, ok := s.Open("runs", len(blocks["runs"])+1); ok {
+		t.Error("Open at another size hits")
+	}
+}
+
+// TestOpenDamaged flips each byte of a multi-chunk file and cuts it at
+// many lengths: Open must miss and drop the file, or every byte read
+// through it must be the stored block (the checksum covers the table and
+// the chunks, so a flip that opens would be a checksum collision).
+func TestOpenDamaged(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, 1<<30)
+	const key = "dtc/KQKR.lzdtc@v2#0/3"
+	want := block(3*chunkBytes+500, 11)
+	if err := s.Store(key, want); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, fileName(key))
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	try := func(what string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, _, _, ok := s.Open(key, len(want))
+		if !ok {
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Fatalf("%s: the damaged file was kept", what)
+			}
+			return
+		}
+		got := make([]byte, len(want))
+		if _, err := r.ReadAt(got, 0); err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("%s: Open served other bytes", what)
+		}
+	}
+	for i := range good {
+		bad := bytes.Clone(good)
+		bad[i] ^= 1 << (i % 8)
+		try("flip", bad)
+	}
+	for n := 0; n < len(good); n += 1 + n/8 {
+		try("cut", good[:n])
+	}
+	try("extended", append(bytes.Clone(good), 0))
+	try("intact", good)
+	if _, _, _, ok := s.Open(key, len(want)); !ok {
+		t.Fatal("the intact file does not open")
+	}
+}
+
+// FuzzParseFile feeds parseFile arbitrary files: it must not panic, and a
+// file it accepts must read back, whole and in pieces, without panicking
+// and to the same bytes either way. Its seeds are files encodeFile made
+// (testdata/fuzz/FuzzParseFile holds more, some damaged).
+func FuzzParseFile(f *testing.F) {
+	for _, b := range [][]byte{nil, block(100, 1), block(2*chunkBytes+7, 2)} {
+		raw, err := encodeFile("k", b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw, int16(len(b)))
+		f.Add(raw, int16(-1))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, size int16) {
+		readBack(t, raw, int(size))
+		// The same file with its checksum made to fit, so the fuzzer
+		// reaches the table's checks and the chunks' decoding.
+		if hdr := len(magic) + 4 + len("k") + fixedBytes; len(raw) >= hdr {
+			sealed := bytes.Clone(raw)
+			binary.LittleEndian.PutUint64(sealed[hdr-8:], xxhash.Sum64(sealed[hdr:]))
+			readBack(t, sealed, int(size))
+		}
+	})
+}
+
+// readBack parses raw as the file of key "k" and, when it is accepted,
+// reads it whole and in pieces, which must agree.
+func readBack(t *testing.T, raw []byte, size int) {
+	c, err := parseFile(raw, "k", size)
+	if err != nil {
+		return
+	}
+	{
+		whole := make([]byte, c.size)
+		if _, err := c.ReadAt(whole, 0); err != nil {
+			return // chunks that do not decode: a miss
+		}
+		for lo := 0; lo < c.size; lo += 1 + c.size/7 {
+			p := make([]byte, min(c.size-lo, 1000))
+			if _, err := c.ReadAt(p, int64(lo)); err != nil || !bytes.Equal(p, whole[lo:lo+len(p)]) {
+				t.Fatalf("ReadAt at %d: %v, or other bytes than the whole read", lo, err)
+			}
+		}
+	}
+}
