@@ -331,7 +331,7 @@ type lzmaBlock struct {
 	have      []atomic.Bool
 	tierHeld  int64
 	relz      func() ([]byte, error)
-	err      error // a decode failure, repeated to every later reader
+	err       error // a decode failure, repeated to every later reader
 	// onGrow, when set, is called with the bytes the block's
 	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
