@@ -2,13 +2,16 @@ package chesstb
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/lz4store"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
@@ -145,4 +148,96 @@ func TestDecodedStoreOracle(t *testing.T) {
 	if cs := pass("truncated"); cs.hits.Load() != 0 {
 		t.Errorf("truncated: %d of %d files still hit", cs.hits.Load(), len(ents))
 	}
+}
+
+// failingStore is a store whose readers fail every third read, as chunks
+// a faulty writer made would fail to decode after passing the checksum.
+type failingStore struct {
+	st            *lz4store.Store
+	reads, failed atomic.Int64
+}
+
+func (f *failingStore) Load(key string, size int) ([]byte, bool) { return f.st.Load(key, size) }
+func (f *failingStore) Store(key string, data []byte) error      { return f.st.Store(key, data) }
+
+func (f *failingStore) Open(key string, size int) (io.ReaderAt, int, int64, bool) {
+	r, chunk, held, ok := f.st.Open(key, size)
+	if !ok {
+		return nil, 0, 0, false
+	}
+	return failingReader{r, f}, chunk, held, true
+}
+
+type failingReader struct {
+	r io.ReaderAt
+	f *failingStore
+}
+
+func (r failingReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.f.reads.Add(1)%3 == 0 {
+		r.f.failed.Add(1)
+		return 0, errors.New("chunk does not decode")
+	}
+	return r.r.ReadAt(p, off)
+}
+
+// TestDecodedStoreReadFails answers the shipped rows of the reference's
+// probe.tsv (the arbiter) from a filled store whose chunk reads fail now
+// and then: each block whose read fails is decoded from its LZMA instead,
+// with the same answers, concurrently (several probers on one block).
+func TestDecodedStoreReadFails(t *testing.T) {
+	base := testenv.Shared(t, "chesstb")
+	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
+	var sel []oracleRow
+	for _, r := range rows {
+		if r.hasForm("shipped") {
+			sel = append(sel, r)
+		}
+	}
+	if len(sel) > 200 {
+		sel = sample(sel, 200)
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := lz4store.Open(dir, 4<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := openDirs(t, Options{BlockCacheBytes: 1 << 30, DecodedBlocks: st}, formDirs(base, "shipped")...)
+	for _, r := range sel {
+		pos := r.position(t)
+		probeDiffs(ctx, fill, &pos, r.expectAll(t))
+	}
+	fs := &failingStore{st: st}
+	tb := openDirs(t, Options{BlockCacheBytes: 1 << 30, DecodedBlocks: fs}, formDirs(base, "shipped")...)
+	// Positions and expectations are read here: t.Fatal is for this
+	// goroutine only.
+	type row struct {
+		r   oracleRow
+		pos chess.Position
+		exp packExpect
+	}
+	rs := make([]row, len(sel))
+	for i, r := range sel {
+		rs[i] = row{r, r.position(t), r.expectAll(t)}
+	}
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i, x := range rs {
+				if (i+g)%2 != 0 && g != 0 {
+					continue
+				}
+				r, pos := x.r, x.pos
+				if diffs := probeDiffs(ctx, tb, &pos, x.exp); len(diffs) > 0 {
+					t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(diffs, "; "))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if fs.failed.Load() == 0 {
+		t.Fatal("no read failed: the fallback was not exercised")
+	}
+	t.Logf("%d reads, %d failed", fs.reads.Load(), fs.failed.Load())
 }
