@@ -496,13 +496,21 @@ func (lb *lzmaBlock) tierSpanLocked(lo, hi int) error {
 	}
 	lb.done.Store(int64(done))
 	if done == lb.size {
-		// The store's chunks are no longer needed.
-		lb.tier = nil
-		if lb.onGrow != nil {
-			lb.onGrow(-lb.tierHeld)
-		}
+		lb.dropTierLocked()
 	}
 	return nil
+}
+
+// dropTierLocked gives up the store's reader of a block that is complete.
+// Under mu.
+func (lb *lzmaBlock) dropTierLocked() {
+	if c, ok := lb.tier.(io.Closer); ok {
+		c.Close()
+	}
+	lb.tier = nil
+	if lb.onGrow != nil {
+		lb.onGrow(-lb.tierHeld)
+	}
 }
 
 // tierFailedLocked completes a block whose chunks in the decoded store
@@ -526,10 +534,7 @@ func (lb *lzmaBlock) tierFailedLocked() error {
 		}
 	}
 	lb.done.Store(int64(lb.size))
-	lb.tier = nil
-	if lb.onGrow != nil {
-		lb.onGrow(-lb.tierHeld)
-	}
+	lb.dropTierLocked()
 	return nil
 }
 

@@ -11,18 +11,24 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/lz4store"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
-// countingStore counts a DecodedStore's hits and misses.
+// countingStore counts a DecodedStore's hits and misses, and the reads of
+// opened blocks that failed (a damaged chunk), and remembers the keys asked
+// for.
 type countingStore struct {
 	st                   *lz4store.Store
 	hits, misses, stores atomic.Int64
+	failedReads          atomic.Int64
+	keys                 sync.Map // of string
 }
 
 func (c *countingStore) Load(key string, size int) ([]byte, bool) {
+	c.keys.Store(key, true)
 	data, ok := c.st.Load(key, size)
 	if ok {
 		c.hits.Add(1)
@@ -33,13 +39,27 @@ func (c *countingStore) Load(key string, size int) ([]byte, bool) {
 }
 
 func (c *countingStore) Open(key string, size int) (io.ReaderAt, int, int64, bool) {
+	c.keys.Store(key, true)
 	r, chunk, held, ok := c.st.Open(key, size)
-	if ok {
-		c.hits.Add(1)
-	} else {
+	if !ok {
 		c.misses.Add(1)
+		return nil, 0, 0, false
 	}
-	return r, chunk, held, ok
+	c.hits.Add(1)
+	return countingReader{r, c}, chunk, held, ok
+}
+
+type countingReader struct {
+	r io.ReaderAt
+	c *countingStore
+}
+
+func (r countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := r.r.ReadAt(p, off)
+	if err != nil {
+		r.c.failedReads.Add(1)
+	}
+	return n, err
 }
 
 func (c *countingStore) Store(key string, data []byte) error {
@@ -52,8 +72,10 @@ func (c *countingStore) Store(key string, data []byte) error {
 // one decoded-block store on disk: while the store fills, from the filled
 // store, after every file in it was damaged, and after every file was cut
 // short. Each pass must give the reference's answers; the second must find
-// its blocks in the store, the third almost none and the fourth none (a
-// damaged file is a miss, never a value).
+// its blocks in the store; in the third, a damaged head misses at once and
+// a damaged chunk when it is read, and no file may serve other bytes than
+// it was stored with; the fourth must find none (a damaged file is a miss,
+// never a value).
 func TestDecodedStoreOracle(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
 	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
@@ -99,9 +121,24 @@ func TestDecodedStoreOracle(t *testing.T) {
 	if fill.stores.Load() == 0 {
 		t.Fatal("nothing was stored")
 	}
-	if cs := pass("filled"); cs.hits.Load() != fill.stores.Load() || cs.misses.Load() != 0 {
-		t.Errorf("filled: %d hits and %d misses, want %d hits", cs.hits.Load(), cs.misses.Load(), fill.stores.Load())
+	filled := pass("filled")
+	if filled.hits.Load() != fill.stores.Load() || filled.misses.Load() != 0 {
+		t.Errorf("filled: %d hits and %d misses, want %d hits", filled.hits.Load(), filled.misses.Load(), fill.stores.Load())
 	}
+	// What each key holds, to tell a block served from a damaged file.
+	st, err := lz4store.Open(dir, 4<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := make(map[string]uint64)
+	filled.keys.Range(func(k, _ any) bool {
+		data, ok := st.Load(k.(string), -1)
+		if !ok {
+			t.Fatalf("%q does not load after the filled pass", k)
+		}
+		sums[k.(string)] = xxhash.Sum64(data)
+		return true
+	})
 	// Damage every file: one byte flipped, at a different place in each, so
 	// the header, the key, the length, the checksum and the LZ4 bytes are
 	// all hit somewhere.
@@ -124,10 +161,21 @@ func TestDecodedStoreOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if cs := pass("damaged"); cs.hits.Load() > int64(len(ents))/10 {
-		// A flip LZ4 cannot see may still decode to the block, which the
-		// checksum then vouches for; almost every flip must miss.
-		t.Errorf("damaged: %d of %d files still hit", cs.hits.Load(), len(ents))
+	// A file damaged in its head misses when it is opened, one damaged in
+	// a chunk when that chunk is read (if it is): the answers are the
+	// reference's either way, a chunk read must have found damage, and
+	// no file may now hold other bytes than its key's.
+	if cs := pass("damaged"); cs.failedReads.Load() == 0 {
+		t.Error("damaged: no chunk read found damage")
+	}
+	st, err = lz4store.Open(dir, 4<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, sum := range sums {
+		if data, ok := st.Load(k, -1); ok && xxhash.Sum64(data) != sum {
+			t.Errorf("damaged: %q loads other bytes", k)
+		}
 	}
 	// Cut every file (the pass above stored the damaged ones afresh)
 	// short, by a different length each: every one must miss.

@@ -136,14 +136,34 @@ func FuzzParseFile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, size int16) {
 		readBack(t, raw, int(size))
-		// The same file with its checksum made to fit, so the fuzzer
+		// The same file with its checksums made to fit, so the fuzzer
 		// reaches the table's checks and the chunks' decoding.
-		if hdr := len(magic) + 4 + len("k") + fixedBytes; len(raw) >= hdr {
-			sealed := bytes.Clone(raw)
-			binary.LittleEndian.PutUint64(sealed[hdr-8:], xxhash.Sum64(sealed[hdr:]))
+		if sealed, ok := seal(raw); ok {
 			readBack(t, sealed, int(size))
 		}
 	})
+}
+
+// seal returns raw, a file of key "k", with every checksum it holds set to
+// fit the bytes it covers, where the lengths let it be found.
+func seal(raw []byte) ([]byte, bool) {
+	hb, ok := headBytes(raw, "k")
+	if !ok || hb > len(raw) {
+		return nil, false
+	}
+	sealed := bytes.Clone(raw)
+	table := sealed[prefixBytes+len("k")+fixedBytes : hb]
+	off := hb
+	for i := 0; i+entryBytes <= len(table); i += entryBytes {
+		n := int(binary.LittleEndian.Uint32(table[i:]) &^ rawChunk)
+		if off+n > len(sealed) {
+			break
+		}
+		binary.LittleEndian.PutUint64(table[i+4:], xxhash.Sum64(sealed[off:off+n]))
+		off += n
+	}
+	binary.LittleEndian.PutUint64(sealed[len(magic):], xxhash.Sum64(sealed[len(magic)+8:hb]))
+	return sealed, true
 }
 
 // readBack parses raw as the file of key "k" and, when it is accepted,

@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -58,6 +59,7 @@ type Store struct {
 	files map[string]*entry
 
 	hits, misses, stores atomic.Int64
+	openFiles            atomic.Int64 // kept open by readers
 }
 
 // Stats counts what a Store did since it was opened.
@@ -150,29 +152,109 @@ func (s *Store) Load(key string, size int) (data []byte, ok bool) {
 	}
 	data = make([]byte, c.size)
 	if _, err := c.ReadAt(data, 0); err != nil {
-		s.drop(key)
-		return nil, false
+		return nil, false // a damaged chunk, and the file dropped
 	}
 	return data, true
 }
 
 // Open returns a reader of the block stored under key, of exactly size
 // bytes (of any size up to the limit, for a negative size), the length of
-// the chunks it is stored in, and the bytes of memory the reader holds (the
-// chunks, already checked); ok is false when the store does not hold the
-// block whole and intact. The reader decodes only the chunks that hold the
-// bytes asked for, each straight into the caller's buffer where the buffer
-// holds the whole chunk: read at chunk boundaries into the block's own
-// buffer, the block's pages no read reached are never touched. It is safe
-// for concurrent use. A ReadAt error (chunks that pass the checksum and do
-// not decode, which only a faulty writer makes) means the block must be
-// made afresh.
+// the chunks it is stored in, and the bytes of memory the reader holds; ok
+// is false when the store does not hold the block, or its file's head (the
+// key, the lengths, the chunk table) does not check. The reader reads,
+// checks and decodes only the chunks that hold the bytes asked for, each
+// straight into the caller's buffer where the buffer holds the whole chunk:
+// read at chunk boundaries into the block's own buffer, the block's pages
+// no read reached are never touched. It is safe for concurrent use, and an
+// io.Closer, to be closed once the caller reads no more (else the file it
+// keeps open is closed when the reader is collected). A ReadAt error (a
+// damaged chunk, which also drops the file) means the block must be made
+// afresh.
 func (s *Store) Open(key string, size int) (r io.ReaderAt, chunk int, held int64, ok bool) {
-	c, ok := s.open(key, size, nil)
+	c, ok := s.openLazy(key, size)
 	if !ok {
 		return nil, 0, 0, false
 	}
-	return c, c.chunk, int64(cap(c.data) + 8*len(c.offs)), true
+	return c, c.chunk, int64(len(c.table) + 8*len(c.offs) + len(c.data)), true
+}
+
+// maxOpenFiles bounds the block files a Store's readers keep open; past it
+// Open reads a file whole instead.
+const maxOpenFiles = 1024
+
+// openLazy is Open's work: it reads the file's head, and keeps the file
+// open for the chunks.
+func (s *Store) openLazy(key string, size int) (c *chunkReader, ok bool) {
+	if s.openFiles.Load() >= maxOpenFiles {
+		return s.open(key, size, nil)
+	}
+	defer func() {
+		if ok {
+			s.hits.Add(1)
+		} else {
+			s.misses.Add(1)
+		}
+	}()
+	if size > maxBlock {
+		return nil, false
+	}
+	name := fileName(key)
+	f, err := os.Open(filepath.Join(s.dir, name))
+	if err != nil {
+		return nil, false
+	}
+	c, err = readHead(f, key, size)
+	if err != nil {
+		f.Close()
+		s.remove(name)
+		return nil, false
+	}
+	s.openFiles.Add(1)
+	c.file = &openFile{f: f, open: &s.openFiles}
+	runtime.AddCleanup(c, func(o *openFile) { o.close() }, c.file)
+	c.damaged = func() { s.remove(name) }
+	s.touch(name)
+	return c, true
+}
+
+// readHead reads and checks the head of block file f.
+func readHead(f *os.File, key string, size int) (*chunkReader, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// Most heads fit one read of a page or two.
+	buf := make([]byte, min(info.Size(), int64(prefixBytes+len(key)+fixedBytes+4096)))
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return nil, err
+	}
+	hb, ok := headBytes(buf, key)
+	if !ok || int64(hb) > info.Size() {
+		return nil, errMismatch
+	}
+	if hb > len(buf) {
+		buf = make([]byte, hb)
+		if _, err := f.ReadAt(buf, 0); err != nil {
+			return nil, err
+		}
+	}
+	c, err := parseHead(buf[:hb], key, size, info.Size()-int64(hb))
+	if err != nil {
+		return nil, err
+	}
+	c.dataOff = int64(hb)
+	return c, nil
+}
+
+// touch records a use of file name, for the least recently used order.
+func (s *Store) touch(name string) {
+	s.mu.Lock()
+	if e, ok := s.files[name]; ok {
+		s.lru.MoveToFront(e.elem)
+	}
+	s.mu.Unlock()
+	now := time.Now()
+	os.Chtimes(filepath.Join(s.dir, name), now, now) // the order across restarts
 }
 
 // open reads and checks key's file into *scratch (into a new buffer when
@@ -207,18 +289,10 @@ func (s *Store) open(key string, size int, scratch *[]byte) (c *chunkReader, ok 
 		s.remove(name)
 		return nil, false
 	}
-	s.mu.Lock()
-	if e, ok := s.files[name]; ok {
-		s.lru.MoveToFront(e.elem)
-	}
-	s.mu.Unlock()
-	now := time.Now()
-	os.Chtimes(filepath.Join(s.dir, name), now, now) // the order across restarts
+	c.damaged = func() { s.remove(name) }
+	s.touch(name)
 	return c, true
 }
-
-// drop deletes key's file, one found damaged only when decoded.
-func (s *Store) drop(key string) { s.remove(fileName(key)) }
 
 // fileScratch holds buffers for the files Load reads: their bytes are
 // needed only until the block is decompressed out of them.
@@ -236,7 +310,7 @@ func readFile(path string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	n := info.Size()
-	if n > maxBlock+maxBlock/chunkBytes*8+1<<20 {
+	if n > maxBlock+maxBlock/chunkBytes*entryBytes+1<<20 {
 		return nil, errMismatch // no block file is that large
 	}
 	if int64(cap(buf)) < n {
