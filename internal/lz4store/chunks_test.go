@@ -3,6 +3,7 @@ package lz4store
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -184,5 +185,35 @@ func readBack(t *testing.T, raw []byte, size int) {
 				t.Fatalf("ReadAt at %d: %v, or other bytes than the whole read", lo, err)
 			}
 		}
+	}
+}
+
+// BenchmarkOpenSparse opens a 1 MiB block and reads 64 eight-byte spans of
+// it at random, into a buffer of the block's length, as a table lookup
+// through a block from the second tier does: the cost a tier hit adds when
+// only some chunks are read (compare BenchmarkLoad, the whole block).
+func BenchmarkOpenSparse(b *testing.B) {
+	s, err := Open(b.TempDir(), 1<<30)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := block(1<<20, 5)
+	if err := s.Store("k", data); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, len(data))
+	for b.Loop() {
+		r, chunk, _, ok := s.Open("k", len(data))
+		if !ok {
+			b.Fatal("miss")
+		}
+		for range 64 {
+			at := rng.IntN(len(data)-8) / chunk * chunk
+			if _, err := r.ReadAt(buf[at:min(len(data), at+chunk)], int64(at)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.(io.Closer).Close()
 	}
 }

@@ -3,21 +3,23 @@
 // blocks that are expensive to make (LZMA-decoded table blocks), so a
 // restarted process reads them back at LZ4 speed instead of decoding again.
 //
-// Each block is one file named by a hash of its key and holding the key, the
-// block's length, a table of the block's chunks (independent LZ4 blocks of
-// 4 KiB of decoded bytes each) and an XXH64 checksum of the table and the
-// chunks, then the chunks (chunks.go). A load checks the checksum before it
-// decodes anything (LZ4 decodes intact bytes to the block they were made
-// from); Open's reader then decodes only the chunks holding what its caller
-// reads. A file that
+// Each block is one file named by a hash of its key and holding a head —
+// the key, the block's length and a table of its chunks (independent LZ4
+// blocks of 4 KiB of decoded bytes each), with an XXH64 checksum of each
+// chunk — and an XXH64 checksum of the head, then the chunks (chunks.go).
+// Load reads a file whole and checks and decodes every chunk. Open checks
+// the head and returns a reader that reads, checks and decodes only the
+// chunks holding what its caller reads, so a caller that reads a few bytes
+// of a block pays for a few chunks. A chunk is checked before it is decoded
+// (LZ4 decodes intact bytes to the block they were made from). A file that
 // does not match its key in every respect — another key, a short or
 // damaged file, a checksum that differs, a table that does not fit the
 // lengths — is a miss, never a wrong block: the caller decodes the block
-// again and the file is replaced. Files are written to a temporary name and
+// again and the file is replaced (a chunk found damaged by a read fails the
+// read and drops the file). Files are written to a temporary name and
 // renamed, so a crash leaves either a whole file or none. When the files
-// outgrow the budget the
-// least recently used are deleted; the order survives restarts through the
-// files' modification times.
+// outgrow the budget the least recently used are deleted; the order
+// survives restarts through the files' modification times.
 package lz4store
 
 import (
