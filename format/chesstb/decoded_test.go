@@ -67,6 +67,19 @@ func (c *countingStore) Store(key string, data []byte) error {
 	return c.st.Store(key, data)
 }
 
+// shippedRows returns the rows of the reference's probe.tsv under base
+// that the shipped tables answer.
+func shippedRows(t *testing.T, base string) []oracleRow {
+	t.Helper()
+	var sel []oracleRow
+	for _, r := range readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false) {
+		if r.hasForm("shipped") {
+			sel = append(sel, r)
+		}
+	}
+	return sel
+}
+
 // TestDecodedStoreOracle answers the shipped rows of the reference's
 // probe.tsv (the arbiter) four times, each through a fresh Tablebase over
 // one decoded-block store on disk: while the store fills, from the filled
@@ -78,13 +91,7 @@ func (c *countingStore) Store(key string, data []byte) error {
 // never a value).
 func TestDecodedStoreOracle(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
-	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
-	var sel []oracleRow
-	for _, r := range rows {
-		if r.hasForm("shipped") {
-			sel = append(sel, r)
-		}
-	}
+	sel := shippedRows(t, base)
 	switch {
 	case packRace && len(sel) > 12:
 		// Every block is decoded whole under the race detector, twice.
@@ -235,13 +242,7 @@ func (r failingReader) ReadAt(p []byte, off int64) (int, error) {
 // with the same answers, concurrently (several probers on one block).
 func TestDecodedStoreReadFails(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
-	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
-	var sel []oracleRow
-	for _, r := range rows {
-		if r.hasForm("shipped") {
-			sel = append(sel, r)
-		}
-	}
+	sel := shippedRows(t, base)
 	if len(sel) > 200 {
 		sel = sample(sel, 200)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -78,18 +77,9 @@ func TestOpenReadAt(t *testing.T) {
 // through it must be the stored block (the checksum covers the table and
 // the chunks, so a flip that opens would be a checksum collision).
 func TestOpenDamaged(t *testing.T) {
-	dir := t.TempDir()
-	s := open(t, dir, 1<<30)
 	const key = "dtc/KQKR.lzdtc@v2#0/3"
 	want := block(3*chunkBytes+500, 11)
-	if err := s.Store(key, want); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, fileName(key))
-	good, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, path, good := storedFile(t, key, want)
 	try := func(what string, b []byte) {
 		t.Helper()
 		if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -193,14 +183,7 @@ func readBack(t *testing.T, raw []byte, size int) {
 // through a block from the second tier does: the cost a tier hit adds when
 // only some chunks are read (compare BenchmarkLoad, the whole block).
 func BenchmarkOpenSparse(b *testing.B) {
-	s, err := Open(b.TempDir(), 1<<30)
-	if err != nil {
-		b.Fatal(err)
-	}
-	data := block(1<<20, 5)
-	if err := s.Store("k", data); err != nil {
-		b.Fatal(err)
-	}
+	s, data := storedBlock(b)
 	rng := rand.New(rand.NewPCG(1, 2))
 	buf := make([]byte, len(data))
 	for b.Loop() {

@@ -26,6 +26,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -186,36 +187,55 @@ const maxOpenFiles = 1024
 
 // openLazy is Open's work: it reads the file's head, and keeps the file
 // open for the chunks.
-func (s *Store) openLazy(key string, size int) (c *chunkReader, ok bool) {
+func (s *Store) openLazy(key string, size int) (*chunkReader, bool) {
 	if s.openFiles.Load() >= maxOpenFiles {
 		return s.open(key, size, nil)
 	}
-	defer func() {
-		if ok {
-			s.hits.Add(1)
-		} else {
-			s.misses.Add(1)
+	return s.lookup(key, size, func(path string) (*chunkReader, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
 		}
-	}()
+		c, err := readHead(f, key, size)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		s.openFiles.Add(1)
+		c.file = &openFile{f: f, open: &s.openFiles}
+		runtime.AddCleanup(c, func(o *openFile) { o.close() }, c.file)
+		return c, nil
+	})
+}
+
+// lookup returns the reader read makes of key's file, counting a hit or
+// a miss; a file read finds is not key's block of size bytes
+// (errMismatch) is dropped, so the block is stored anew, and so is one a
+// reader finds a damaged chunk in.
+func (s *Store) lookup(key string, size int, read func(path string) (*chunkReader, error)) (*chunkReader, bool) {
 	if size > maxBlock {
+		s.misses.Add(1)
 		return nil, false
 	}
 	name := fileName(key)
-	f, err := os.Open(filepath.Join(s.dir, name))
+	path := filepath.Join(s.dir, name)
+	c, err := read(path)
 	if err != nil {
+		if errors.Is(err, errMismatch) {
+			s.remove(name)
+		}
+		s.misses.Add(1)
 		return nil, false
 	}
-	c, err = readHead(f, key, size)
-	if err != nil {
-		f.Close()
-		s.remove(name)
-		return nil, false
-	}
-	s.openFiles.Add(1)
-	c.file = &openFile{f: f, open: &s.openFiles}
-	runtime.AddCleanup(c, func(o *openFile) { o.close() }, c.file)
 	c.damaged = func() { s.remove(name) }
-	s.touch(name)
+	s.mu.Lock()
+	if e, ok := s.files[name]; ok {
+		s.lru.MoveToFront(e.elem)
+	}
+	s.mu.Unlock()
+	now := time.Now()
+	os.Chtimes(path, now, now) // the order across restarts
+	s.hits.Add(1)
 	return c, true
 }
 
@@ -248,52 +268,23 @@ func readHead(f *os.File, key string, size int) (*chunkReader, error) {
 	return c, nil
 }
 
-// touch records a use of file name, for the least recently used order.
-func (s *Store) touch(name string) {
-	s.mu.Lock()
-	if e, ok := s.files[name]; ok {
-		s.lru.MoveToFront(e.elem)
-	}
-	s.mu.Unlock()
-	now := time.Now()
-	os.Chtimes(filepath.Join(s.dir, name), now, now) // the order across restarts
-}
-
 // open reads and checks key's file into *scratch (into a new buffer when
-// scratch is nil) and returns a reader of its chunks; counting the load as
-// a hit or a miss.
-func (s *Store) open(key string, size int, scratch *[]byte) (c *chunkReader, ok bool) {
-	defer func() {
-		if ok {
-			s.hits.Add(1)
-		} else {
-			s.misses.Add(1)
+// scratch is nil) and returns a reader of its chunks.
+func (s *Store) open(key string, size int, scratch *[]byte) (*chunkReader, bool) {
+	return s.lookup(key, size, func(path string) (*chunkReader, error) {
+		var buf []byte
+		if scratch != nil {
+			buf = *scratch
 		}
-	}()
-	if size > maxBlock {
-		return nil, false
-	}
-	name := fileName(key)
-	var buf []byte
-	if scratch != nil {
-		buf = *scratch
-	}
-	raw, err := readFile(filepath.Join(s.dir, name), buf)
-	if err != nil {
-		return nil, false
-	}
-	if scratch != nil {
-		*scratch = raw[:0]
-	}
-	c, err = parseFile(raw, key, size)
-	if err != nil {
-		// A damaged or foreign file: drop it so the block is stored anew.
-		s.remove(name)
-		return nil, false
-	}
-	c.damaged = func() { s.remove(name) }
-	s.touch(name)
-	return c, true
+		raw, err := readFile(path, buf)
+		if err != nil {
+			return nil, err
+		}
+		if scratch != nil {
+			*scratch = raw[:0]
+		}
+		return parseFile(raw, key, size)
+	})
 }
 
 // fileScratch holds buffers for the files Load reads: their bytes are

@@ -7,6 +7,28 @@ import (
 	"testing"
 )
 
+// walkedBlock encodes a block of n random cells (the test-side encoder)
+// and walks it whole with a Partial; it returns the random source for the
+// test to go on with.
+func walkedBlock(t *testing.T, seed uint64, layers, eb, ranks, n int) (*rand.Rand, [][]uint16, []byte, Params, *Partial) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	cells := make([][]uint16, n)
+	for i := range cells {
+		cells[i] = randomCell(rng, layers, rng.IntN(5), rng.IntN(2) == 0, ranks)
+	}
+	payload := encode(cells, layers, eb)
+	p := Params{Layers: layers, EntryBytes: eb, Positions: n, Ranks: ranks}
+	walker, err := NewPartial(p, len(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := walker.WalkAll(payload); err != nil {
+		t.Fatal(err)
+	}
+	return rng, cells, payload, p, walker
+}
+
 // TestWalkIndex: a Partial given the walk index another Partial built by
 // walking the whole payload answers every position as the cells the
 // test-side encoder wrote say (the arbiter: the step functions themselves),
@@ -15,20 +37,7 @@ import (
 func TestWalkIndex(t *testing.T) {
 	for _, tc := range blockShapes {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(2, uint64(tc.n)))
-			cells := make([][]uint16, tc.n)
-			for i := range cells {
-				cells[i] = randomCell(rng, tc.layers, rng.IntN(5), rng.IntN(2) == 0, tc.ranks)
-			}
-			payload := encode(cells, tc.layers, tc.eb)
-			p := Params{Layers: tc.layers, EntryBytes: tc.eb, Positions: tc.n, Ranks: tc.ranks}
-			walker, err := NewPartial(p, len(payload))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := walker.WalkAll(payload); err != nil {
-				t.Fatal(err)
-			}
+			_, cells, payload, p, walker := walkedBlock(t, 2, tc.layers, tc.eb, tc.ranks, tc.n)
 			index := walker.Index()
 
 			pa, err := NewPartial(p, len(payload))
@@ -101,20 +110,7 @@ func TestWalkIndex(t *testing.T) {
 func TestLookupIndexed(t *testing.T) {
 	for _, tc := range blockShapes {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(3, uint64(tc.n)))
-			cells := make([][]uint16, tc.n)
-			for i := range cells {
-				cells[i] = randomCell(rng, tc.layers, rng.IntN(5), rng.IntN(2) == 0, tc.ranks)
-			}
-			payload := encode(cells, tc.layers, tc.eb)
-			p := Params{Layers: tc.layers, EntryBytes: tc.eb, Positions: tc.n, Ranks: tc.ranks}
-			walker, err := NewPartial(p, len(payload))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := walker.WalkAll(payload); err != nil {
-				t.Fatal(err)
-			}
+			rng, cells, payload, p, walker := walkedBlock(t, 3, tc.layers, tc.eb, tc.ranks, tc.n)
 			pa, err := NewPartial(p, len(payload))
 			if err != nil {
 				t.Fatal(err)
