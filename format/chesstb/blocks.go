@@ -345,8 +345,9 @@ type lzmaBlock struct {
 // in chunks of chunk bytes, r holding held bytes; relz decodes the whole
 // block from its LZMA instead should r fail.
 func tierLZMABlock(r io.ReaderAt, chunk int, held int64, size int, relz func() ([]byte, error)) *lzmaBlock {
-	// The buffer is the whole block's at once: its pages no read reaches
-	// are never touched, so they cost nothing.
+	// The buffer is the whole block's at once (and charged to the budget
+	// so): memory fresh from the system needs no clearing, so its pages
+	// no read reaches are never touched and cost no time.
 	lb := &lzmaBlock{size: size, buf: make([]byte, size), tier: r, tierChunk: chunk,
 		have: make([]atomic.Bool, (size+chunk-1)/chunk), tierHeld: held, relz: relz}
 	lb.view.Store(&lb.buf)

@@ -72,10 +72,10 @@ func (t *tableFile) decodedKey(ctx context.Context, c int, b uint64) (string, bo
 }
 
 // openLZMABlock returns block b of frame c, size bytes once decoded, ready
-// for upTo: from the decoded store when it holds the block (read from
-// there only where span and upTo are asked to read), otherwise a block to decode from
-// its compressed bytes. With a store, a block is decoded whole at once and
-// stored, so a later process finds it there.
+// for upTo and span: from the decoded store when it holds the block (read
+// from there only where span and upTo are asked to read), otherwise a block
+// to decode from its compressed bytes. With a store, a block is decoded
+// whole at once and stored, so a later process finds it there.
 func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int) (*lzmaBlock, error) {
 	key, tiered := t.decodedKey(ctx, c, b)
 	if tiered {
@@ -117,8 +117,7 @@ const walkKeySuffix = "\x00walk"
 // a block read back from the store walk no records; where the store has
 // none (or one that does not fit the block: a miss, like a damaged block),
 // it walks the whole block, decoding it all, and stores the index for the
-// next process. Without a store, or for a block being decoded from its
-// LZMA only as far as needed (no store), it does nothing.
+// next process. Without a store it does nothing.
 func (t *tableFile) tierWalkIndex(ctx context.Context, c int, b uint64, lb *lzmaBlock, pa *changepoint.Partial) {
 	if lb.dec != nil {
 		return
