@@ -256,7 +256,7 @@ func (t *tableFile) readRank(ctx context.Context, c int, idx uint64) (uint16, bo
 		return 0, true, nil
 	}
 	off := (idx % per) * eb
-	data, err := t.rankBlock(ctx, c, b, int(off+eb))
+	data, err := t.rankBlock(ctx, c, b, int(off), int(off+eb))
 	if err != nil {
 		return 0, false, err
 	}
@@ -320,7 +320,18 @@ type lzmaBlock struct {
 	mu   sync.Mutex
 	buf  []byte        // the buffer view points at, under mu
 	dec  *lzma.Decoder // nil once the block is complete
-	err  error         // a decode failure, repeated to every later reader
+	// tier, when set instead of dec, reads the block's bytes out of the
+	// decoded store, in chunks of tierChunk bytes, into buf, which has
+	// the block's length from the start; have[i] is set once chunk i is
+	// in buf (and done is the whole chunks before the first that is
+	// not). tierHeld is the memory tier holds; relz decodes the whole
+	// block from its LZMA should tier fail.
+	tier      io.ReaderAt
+	tierChunk int
+	have      []atomic.Bool
+	tierHeld  int64
+	relz      func() ([]byte, error)
+	err       error // a decode failure, repeated to every later reader
 	// onGrow, when set, is called with the bytes the block's
 	// memory grew by (negative: shrank).
 	onGrow func(delta int64)
@@ -330,10 +341,15 @@ type lzmaBlock struct {
 	evicted atomic.Bool
 }
 
-// decodedLZMABlock is a block whose bytes are all at hand.
-func decodedLZMABlock(data []byte) *lzmaBlock {
-	lb := &lzmaBlock{size: len(data), buf: data}
-	lb.done.Store(int64(len(data)))
+// tierLZMABlock is a block of size bytes read from the decoded store by r,
+// in chunks of chunk bytes, r holding held bytes; relz decodes the whole
+// block from its LZMA instead should r fail.
+func tierLZMABlock(r io.ReaderAt, chunk int, held int64, size int, relz func() ([]byte, error)) *lzmaBlock {
+	// The buffer is the whole block's at once (and charged to the budget
+	// so): memory fresh from the system needs no clearing, so its pages
+	// no read reaches are never touched and cost no time.
+	lb := &lzmaBlock{size: size, buf: make([]byte, size), tier: r, tierChunk: chunk,
+		have: make([]atomic.Bool, (size+chunk-1)/chunk), tierHeld: held, relz: relz}
 	lb.view.Store(&lb.buf)
 	return lb
 }
@@ -357,6 +373,9 @@ func (lb *lzmaBlock) memSize() int64 {
 	if lb.dec != nil {
 		n += lb.dec.StateBytes()
 	}
+	if lb.tier != nil {
+		n += lb.tierHeld
+	}
 	return n
 }
 
@@ -377,6 +396,12 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	}
 	pos := int(lb.done.Load())
 	if pos >= n {
+		return lb.buf, nil
+	}
+	if lb.tier != nil {
+		if err := lb.tierSpanLocked(0, n); err != nil {
+			return nil, err
+		}
 		return lb.buf, nil
 	}
 	if want := min(lb.size, n+lzma.MaxMatch); len(lb.buf) < want {
@@ -412,6 +437,108 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 	return lb.buf, nil
 }
 
+// span returns the block with at least its bytes [lo, hi) decoded: for a
+// block from the decoded store only the chunks that hold them, for one
+// decoded from its LZMA everything before hi.
+func (lb *lzmaBlock) span(lo, hi int) ([]byte, error) {
+	if lb.have == nil {
+		return lb.upTo(hi)
+	}
+	hi = min(hi, lb.size)
+	if lo < 0 || lo > hi {
+		return nil, corruptf("bytes %d..%d of a %d-byte block", lo, hi, lb.size)
+	}
+	if int(lb.done.Load()) >= hi {
+		return lb.buf, nil
+	}
+	whole := true
+	for i := lo / lb.tierChunk; i*lb.tierChunk < hi; i++ {
+		if !lb.have[i].Load() {
+			whole = false
+			break
+		}
+	}
+	if whole {
+		return lb.buf, nil
+	}
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	if err := lb.tierSpanLocked(lo, hi); err != nil {
+		return nil, err
+	}
+	return lb.buf, nil
+}
+
+// tierSpanLocked reads the chunks holding bytes [lo, hi) of a block from
+// the decoded store that are not in buf yet, straight into buf; readers
+// read only chunks marked in have, so the rest of buf is the writer's.
+// Under mu.
+func (lb *lzmaBlock) tierSpanLocked(lo, hi int) error {
+	if lb.err != nil {
+		return lb.err
+	}
+	if lb.tier == nil {
+		return nil // complete
+	}
+	c := lb.tierChunk
+	for i := lo / c; i*c < hi; i++ {
+		if lb.have[i].Load() {
+			continue
+		}
+		clo, chi := i*c, min(lb.size, (i+1)*c)
+		if _, err := lb.tier.ReadAt(lb.buf[clo:chi], int64(clo)); err != nil {
+			return lb.tierFailedLocked()
+		}
+		lb.have[i].Store(true)
+	}
+	done := int(lb.done.Load())
+	for done < lb.size && lb.have[done/c].Load() {
+		done = min(lb.size, done+c)
+	}
+	lb.done.Store(int64(done))
+	if done == lb.size {
+		lb.dropTierLocked()
+	}
+	return nil
+}
+
+// dropTierLocked gives up the store's reader of a block that is complete.
+// Under mu.
+func (lb *lzmaBlock) dropTierLocked() {
+	if c, ok := lb.tier.(io.Closer); ok {
+		c.Close()
+	}
+	lb.tier = nil
+	if lb.onGrow != nil {
+		lb.onGrow(-lb.tierHeld)
+	}
+}
+
+// tierFailedLocked completes a block whose chunks in the decoded store
+// passed its checksum and still do not decode (only a faulty writer makes
+// such): it decodes the block from its LZMA and fills in the chunks not in
+// buf yet. Under mu.
+func (lb *lzmaBlock) tierFailedLocked() error {
+	data, err := lb.relz()
+	if err == nil && len(data) != lb.size {
+		err = corruptf("LZMA block decoded to %d bytes, want %d", len(data), lb.size)
+	}
+	if err != nil {
+		lb.err = err
+		return err
+	}
+	c := lb.tierChunk
+	for i := range lb.have {
+		if !lb.have[i].Load() {
+			copy(lb.buf[i*c:], data[i*c:min(lb.size, (i+1)*c)])
+			lb.have[i].Store(true)
+		}
+	}
+	lb.done.Store(int64(lb.size))
+	lb.dropTierLocked()
+	return nil
+}
+
 // lzmaDecoder reads compressed block b of frame c and prepares its
 // decoder; the format keeps the LZMA properties after the stream.
 func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64, size int) (*lzma.Decoder, error) {
@@ -429,12 +556,12 @@ func (t *tableFile) lzmaDecoder(ctx context.Context, c int, b uint64, size int) 
 	return z, nil
 }
 
-// rankBlock returns block b of distance frame c decoded at least through
-// byte need, through the shared cache.
-func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([]byte, error) {
+// rankBlock returns block b of distance frame c with at least its bytes
+// [lo, hi) decoded, through the shared cache.
+func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, lo, hi int) ([]byte, error) {
 	key := blockcache.Key{File: t.id, Frame: uint8(c), Block: b}
 	if v, ok := t.cache.Peek(key); ok {
-		if data, err := v.(*lzmaBlock).upTo(need); err == nil {
+		if data, err := v.(*lzmaBlock).span(lo, hi); err == nil {
 			return data, nil
 		}
 	}
@@ -443,7 +570,7 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 		if err != nil {
 			return nil, 0, err
 		}
-		if _, err := lb.upTo(need); err != nil {
+		if _, err := lb.span(lo, hi); err != nil {
 			return nil, 0, err
 		}
 		lb.onGrow = func(delta int64) { t.cache.Resize(key, lb, delta) }
@@ -451,7 +578,7 @@ func (t *tableFile) rankBlock(ctx context.Context, c int, b uint64, need int) ([
 	})
 	if err == nil {
 		var data []byte
-		if data, err = v.(*lzmaBlock).upTo(need); err == nil {
+		if data, err = v.(*lzmaBlock).span(lo, hi); err == nil {
 			return data, nil
 		}
 	}

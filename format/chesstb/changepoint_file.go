@@ -160,6 +160,18 @@ func (pb *packBlock) lookup(pos int) (changepoint.Record, error) {
 	if pb.err != nil {
 		return changepoint.Record{}, pb.err
 	}
+	if pb.have != nil && pb.part.Indexed() {
+		// A block from the decoded store with its walk index: read only
+		// the chunks the lookup reads.
+		rec, err := pb.part.LookupIndexed(pb.buf, func(lo, hi int) error {
+			_, err := pb.span(lo, hi)
+			return err
+		}, pos)
+		if err != nil {
+			pb.err = err
+		}
+		return rec, err
+	}
 	for {
 		have := min(int(pb.done.Load()), pb.size)
 		rec, need, err := pb.part.Lookup((*pb.view.Load())[:have], pos)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/tbfs/tbfs/format/chesstb/internal/changepoint"
@@ -14,12 +15,19 @@ import (
 // block cache, one that outlives the process (internal/lz4store keeps one
 // on local disk). Distance and pack blocks, whose LZMA decoding is most of
 // a cold probe's work, are looked up there before they are decoded, and
-// stored there whole once decoded. Load must return exactly the bytes
-// stored under key, or a miss; it must never return other bytes.
+// stored there whole once decoded. Load and Open must give exactly the
+// bytes stored under key, or a miss; never other bytes.
 type DecodedStore interface {
 	// Load returns the block stored under key if it holds one of size
 	// bytes (any size, for a negative size), intact.
 	Load(key string, size int) ([]byte, bool)
+	// Open is Load for a block read only where its lookups read: it
+	// returns a reader of the block's bytes, safe for concurrent use,
+	// that decodes only the chunks of chunk bytes that hold what is
+	// read (a read of whole chunks going straight into the caller's
+	// buffer), and the bytes of memory the reader holds. A ReadAt error
+	// means the block must be decoded afresh.
+	Open(key string, size int) (r io.ReaderAt, chunk int, held int64, ok bool)
 	// Store keeps data under key; it is best effort.
 	Store(key string, data []byte) error
 }
@@ -64,14 +72,25 @@ func (t *tableFile) decodedKey(ctx context.Context, c int, b uint64) (string, bo
 }
 
 // openLZMABlock returns block b of frame c, size bytes once decoded, ready
-// for upTo: from the decoded store when it holds the block, otherwise a
-// block to decode from its compressed bytes. With a store, a block is
-// decoded whole at once and stored, so a later process finds it there.
+// for upTo and span: from the decoded store when it holds the block (read
+// from there only where span and upTo are asked to read), otherwise a block
+// to decode from its compressed bytes. With a store, a block is decoded
+// whole at once and stored, so a later process finds it there.
 func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int) (*lzmaBlock, error) {
 	key, tiered := t.decodedKey(ctx, c, b)
 	if tiered {
-		if data, ok := t.decoded.Load(key, size); ok {
-			return decodedLZMABlock(data), nil
+		if r, chunk, held, ok := t.decoded.Open(key, size); ok && chunk > 0 {
+			// Should the store's bytes fail to decode, the block is
+			// decoded again; no probe's cancellation may fail it for
+			// later ones.
+			bg := context.WithoutCancel(ctx)
+			return tierLZMABlock(r, chunk, held, size, func() ([]byte, error) {
+				z, err := t.lzmaDecoder(bg, c, b, size)
+				if err != nil {
+					return nil, err
+				}
+				return newLZMABlock(z, size).upTo(size)
+			}), nil
 		}
 	}
 	z, err := t.lzmaDecoder(ctx, c, b, size)
@@ -97,11 +116,10 @@ const walkKeySuffix = "\x00walk"
 // c, the walk index the decoded store keeps beside the block, so lookups in
 // a block read back from the store walk no records; where the store has
 // none (or one that does not fit the block: a miss, like a damaged block),
-// it walks the whole block, which the store has decoded whole anyway, and
-// stores the index for the next process. Without a store, or for a block
-// that is not whole, it does nothing.
+// it walks the whole block, decoding it all, and stores the index for the
+// next process. Without a store it does nothing.
 func (t *tableFile) tierWalkIndex(ctx context.Context, c int, b uint64, lb *lzmaBlock, pa *changepoint.Partial) {
-	if lb.dec != nil || len(lb.buf) != lb.size {
+	if lb.dec != nil {
 		return
 	}
 	key, ok := t.decodedKey(ctx, c, b)
@@ -109,10 +127,14 @@ func (t *tableFile) tierWalkIndex(ctx context.Context, c int, b uint64, lb *lzma
 		return
 	}
 	key += walkKeySuffix
-	if index, ok := t.decoded.Load(key, -1); ok && pa.SetIndex(lb.buf, index) == nil {
-		return
+	// The index needs only the block's header.
+	if head, err := lb.span(0, changepoint.HeaderBytes); err == nil {
+		head = head[:min(len(head), changepoint.HeaderBytes)]
+		if index, ok := t.decoded.Load(key, -1); ok && pa.SetIndex(head, index) == nil {
+			return
+		}
 	}
-	if pa.WalkAll(lb.buf) == nil {
+	if payload, err := lb.upTo(lb.size); err == nil && pa.WalkAll(payload[:lb.size]) == nil {
 		// An index that cannot be stored is only not kept.
 		_ = t.decoded.Store(key, pa.Index())
 	}

@@ -36,8 +36,10 @@
 //     probes, in a buffer that grows with what is decoded and is charged to
 //     the budget as it grows (with Options.DecodedBlocks, decoded.go, a
 //     block is first looked for in that store on disk, and one that is not
-//     there is decoded whole and stored); pack lookups go through a
-//     changepoint.Partial, whose index grows with them
+//     there is decoded whole and stored; a block found there is read
+//     sparsely, only the store's chunks holding what a lookup reads:
+//     lzmaBlock.span, changepoint.Partial.LookupIndexed); pack lookups go
+//     through a changepoint.Partial, whose index grows with them
 //     (changepoint_file.go). A probe keeps its last WDL blocks (blockMemo)
 //     and its rebuilds' child nodes (prober.nodes, one per depth) to itself.
 //

@@ -3,43 +3,45 @@
 // blocks that are expensive to make (LZMA-decoded table blocks), so a
 // restarted process reads them back at LZ4 speed instead of decoding again.
 //
-// Each block is one file named by a hash of its key and holding the key, the
-// block's length and an XXH64 checksum of its LZ4 bytes, then the LZ4 block
-// (the checksum is over the compressed bytes, a quarter or less of the
-// block, and a load checks it before decompressing: LZ4 decodes intact bytes
-// to the block they were made from). A file that does not match its key in
-// every respect — another key, a short or damaged file, a checksum that
-// differs, LZ4 bytes that do not decode to the length — is a miss,
-// never a wrong block: the caller decodes the block again and the file is
-// replaced. Files are written to a temporary name and renamed, so a crash
-// leaves either a whole file or none. When the files outgrow the budget the
-// least recently used are deleted; the order survives restarts through the
-// files' modification times.
+// Each block is one file named by a hash of its key and holding a head —
+// the key, the block's length and a table of its chunks (independent LZ4
+// blocks of 4 KiB of decoded bytes each), with an XXH64 checksum of each
+// chunk — and an XXH64 checksum of the head, then the chunks (chunks.go).
+// Load reads a file whole and checks and decodes every chunk. Open checks
+// the head and returns a reader that reads, checks and decodes only the
+// chunks holding what its caller reads, so a caller that reads a few bytes
+// of a block pays for a few chunks. A chunk is checked before it is decoded
+// (LZ4 decodes intact bytes to the block they were made from). A file that
+// does not match its key in every respect — another key, a short or
+// damaged file, a checksum that differs, a table that does not fit the
+// lengths — is a miss, never a wrong block: the caller decodes the block
+// again and the file is replaced (a chunk found damaged by a read fails the
+// read and drops the file). Files are written to a temporary name and
+// renamed, so a crash leaves either a whole file or none. When the files
+// outgrow the budget the least recently used are deleted; the order
+// survives restarts through the files' modification times.
 package lz4store
 
 import (
-	"bytes"
 	"container/list"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/cespare/xxhash/v2"
-	"github.com/pierrec/lz4/v4"
 )
 
-// magic starts every block file; a format change changes it.
-const magic = "tbfs-lz4store-v2\n"
+// magic starts every block file; a format change changes it (files of
+// another format are misses).
+const magic = "tbfs-lz4store-v3\n"
 
 // suffix ends every block file's name.
 const suffix = ".lz4b"
@@ -60,6 +62,7 @@ type Store struct {
 	files map[string]*entry
 
 	hits, misses, stores atomic.Int64
+	openFiles            atomic.Int64 // kept open by readers
 }
 
 // Stats counts what a Store did since it was opened.
@@ -140,56 +143,148 @@ func fileName(key string) string {
 	return hex.EncodeToString(h[:20]) + suffix
 }
 
-// header is what precedes the LZ4 bytes: the magic, the key, the block's
-// length and the checksum of the LZ4 bytes.
-func header(key string, n int, sum uint64) []byte {
-	h := make([]byte, 0, len(magic)+4+len(key)+4+8)
-	h = append(h, magic...)
-	h = binary.LittleEndian.AppendUint32(h, uint32(len(key)))
-	h = append(h, key...)
-	h = binary.LittleEndian.AppendUint32(h, uint32(n))
-	return binary.LittleEndian.AppendUint64(h, sum)
-}
-
-// errMismatch is a file that is not the block asked for.
-var errMismatch = errors.New("lz4store: file does not hold the block")
-
 // Load returns the block stored under key, of exactly size bytes (of any
 // size up to the limit, for a negative size), into a new slice; ok is false
 // when the store does not hold it whole and intact.
 func (s *Store) Load(key string, size int) (data []byte, ok bool) {
-	defer func() {
-		if ok {
-			s.hits.Add(1)
-		} else {
-			s.misses.Add(1)
+	scratch := fileScratch.Get().(*[]byte)
+	defer fileScratch.Put(scratch)
+	c, ok := s.open(key, size, scratch)
+	if !ok {
+		return nil, false
+	}
+	data = make([]byte, c.size)
+	if _, err := c.ReadAt(data, 0); err != nil {
+		return nil, false // a damaged chunk, and the file dropped
+	}
+	return data, true
+}
+
+// Open returns a reader of the block stored under key, of exactly size
+// bytes (of any size up to the limit, for a negative size), the length of
+// the chunks it is stored in, and the bytes of memory the reader holds; ok
+// is false when the store does not hold the block, or its file's head (the
+// key, the lengths, the chunk table) does not check. The reader reads,
+// checks and decodes only the chunks that hold the bytes asked for, each
+// straight into the caller's buffer where the buffer holds the whole chunk:
+// read at chunk boundaries into the block's own buffer, the block's pages
+// no read reached are never touched. It is safe for concurrent use, and an
+// io.Closer, to be closed once the caller reads no more (else the file it
+// keeps open is closed when the reader is collected). A ReadAt error (a
+// damaged chunk, which also drops the file) means the block must be made
+// afresh.
+func (s *Store) Open(key string, size int) (r io.ReaderAt, chunk int, held int64, ok bool) {
+	c, ok := s.openLazy(key, size)
+	if !ok {
+		return nil, 0, 0, false
+	}
+	return c, c.chunk, int64(len(c.table) + 8*len(c.offs) + len(c.data)), true
+}
+
+// maxOpenFiles bounds the block files a Store's readers keep open; past it
+// Open reads a file whole instead.
+const maxOpenFiles = 1024
+
+// openLazy is Open's work: it reads the file's head, and keeps the file
+// open for the chunks.
+func (s *Store) openLazy(key string, size int) (*chunkReader, bool) {
+	if s.openFiles.Load() >= maxOpenFiles {
+		return s.open(key, size, nil)
+	}
+	return s.lookup(key, size, func(path string) (*chunkReader, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
 		}
-	}()
+		c, err := readHead(f, key, size)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		s.openFiles.Add(1)
+		c.file = &openFile{f: f, open: &s.openFiles}
+		runtime.AddCleanup(c, func(o *openFile) { o.close() }, c.file)
+		return c, nil
+	})
+}
+
+// lookup returns the reader read makes of key's file, counting a hit or
+// a miss; a file read finds is not key's block of size bytes
+// (errMismatch) is dropped, so the block is stored anew, and so is one a
+// reader finds a damaged chunk in.
+func (s *Store) lookup(key string, size int, read func(path string) (*chunkReader, error)) (*chunkReader, bool) {
 	if size > maxBlock {
+		s.misses.Add(1)
 		return nil, false
 	}
 	name := fileName(key)
-	scratch := fileScratch.Get().(*[]byte)
-	defer fileScratch.Put(scratch)
-	raw, err := readFile(filepath.Join(s.dir, name), *scratch)
+	path := filepath.Join(s.dir, name)
+	c, err := read(path)
 	if err != nil {
+		if errors.Is(err, errMismatch) {
+			s.remove(name)
+		}
+		s.misses.Add(1)
 		return nil, false
 	}
-	*scratch = raw[:0]
-	data, err = decodeFile(raw, key, size)
-	if err != nil {
-		// A damaged or foreign file: drop it so the block is stored anew.
-		s.remove(name)
-		return nil, false
-	}
+	c.damaged = func() { s.remove(name) }
 	s.mu.Lock()
 	if e, ok := s.files[name]; ok {
 		s.lru.MoveToFront(e.elem)
 	}
 	s.mu.Unlock()
 	now := time.Now()
-	os.Chtimes(filepath.Join(s.dir, name), now, now) // the order across restarts
-	return data, true
+	os.Chtimes(path, now, now) // the order across restarts
+	s.hits.Add(1)
+	return c, true
+}
+
+// readHead reads and checks the head of block file f.
+func readHead(f *os.File, key string, size int) (*chunkReader, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// Most heads fit one read of a page or two.
+	buf := make([]byte, min(info.Size(), int64(prefixBytes+len(key)+fixedBytes+4096)))
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return nil, err
+	}
+	hb, ok := headBytes(buf, key)
+	if !ok || int64(hb) > info.Size() {
+		return nil, errMismatch
+	}
+	if hb > len(buf) {
+		buf = make([]byte, hb)
+		if _, err := f.ReadAt(buf, 0); err != nil {
+			return nil, err
+		}
+	}
+	c, err := parseHead(buf[:hb], key, size, info.Size()-int64(hb))
+	if err != nil {
+		return nil, err
+	}
+	c.dataOff = int64(hb)
+	return c, nil
+}
+
+// open reads and checks key's file into *scratch (into a new buffer when
+// scratch is nil) and returns a reader of its chunks.
+func (s *Store) open(key string, size int, scratch *[]byte) (*chunkReader, bool) {
+	return s.lookup(key, size, func(path string) (*chunkReader, error) {
+		var buf []byte
+		if scratch != nil {
+			buf = *scratch
+		}
+		raw, err := readFile(path, buf)
+		if err != nil {
+			return nil, err
+		}
+		if scratch != nil {
+			*scratch = raw[:0]
+		}
+		return parseFile(raw, key, size)
+	})
 }
 
 // fileScratch holds buffers for the files Load reads: their bytes are
@@ -208,7 +303,7 @@ func readFile(path string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	n := info.Size()
-	if n > maxBlock+1<<20 {
+	if n > maxBlock+maxBlock/chunkBytes*entryBytes+1<<20 {
 		return nil, errMismatch // no block file is that large
 	}
 	if int64(cap(buf)) < n {
@@ -221,39 +316,6 @@ func readFile(path string, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// decodeFile checks raw, the content of a block file, against key and size
-// and returns the block.
-func decodeFile(raw []byte, key string, size int) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(raw, []byte(magic))
-	if !ok || len(rest) < 4 {
-		return nil, errMismatch
-	}
-	kl := int(binary.LittleEndian.Uint32(rest))
-	rest = rest[4:]
-	if kl != len(key) || len(rest) < kl+12 || string(rest[:kl]) != key {
-		return nil, errMismatch
-	}
-	rest = rest[kl:]
-	n := int(binary.LittleEndian.Uint32(rest))
-	sum := binary.LittleEndian.Uint64(rest[4:])
-	rest = rest[12:]
-	if size < 0 {
-		size = n
-	}
-	if n != size || n > maxBlock {
-		return nil, errMismatch
-	}
-	if xxhash.Sum64(rest) != sum {
-		return nil, errMismatch
-	}
-	data := make([]byte, size)
-	got, err := lz4.UncompressBlock(rest, data)
-	if err != nil || got != size {
-		return nil, errMismatch
-	}
-	return data, nil
-}
-
 // Store keeps data under key, replacing what was there. It is best effort:
 // a block that cannot be written (a full disk, a block over the budget) is
 // simply not kept, and the error says why.
@@ -261,21 +323,10 @@ func (s *Store) Store(key string, data []byte) error {
 	if len(data) > maxBlock {
 		return fmt.Errorf("lz4store: block of %d bytes", len(data))
 	}
-	hdr := header(key, len(data), 0) // the checksum is set below
-	buf := make([]byte, len(hdr)+lz4.CompressBlockBound(len(data)))
-	copy(buf, hdr)
-	var c lz4.Compressor
-	n, err := c.CompressBlock(data, buf[len(hdr):])
+	buf, err := encodeFile(key, data)
 	if err != nil {
-		return fmt.Errorf("lz4store: %w", err)
+		return err
 	}
-	if n == 0 && len(data) > 0 {
-		// Incompressible: LZ4 leaves it to the caller; such blocks are
-		// not worth a second tier.
-		return errors.New("lz4store: block does not compress")
-	}
-	buf = buf[:len(hdr)+n]
-	binary.LittleEndian.PutUint64(buf[len(hdr)-8:], xxhash.Sum64(buf[len(hdr):]))
 	if int64(len(buf)) > s.budget {
 		return fmt.Errorf("lz4store: a %d-byte file exceeds the budget", len(buf))
 	}

@@ -70,11 +70,12 @@ func TestDamagedFileIsAMiss(t *testing.T) {
 	t.Run("any-size", func(t *testing.T) { damagedFileIsAMiss(t, -1) })
 }
 
-func damagedFileIsAMiss(t *testing.T, size int) {
+// storedFile stores want under key in a new store, and returns the store,
+// the path of the file and its bytes.
+func storedFile(t *testing.T, key string, want []byte) (*Store, string, []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	s := open(t, dir, 1<<30)
-	const key = "dtm50/KRPKR.lzdtm50@v1#3/17"
-	want := block(3000, 3)
 	if err := s.Store(key, want); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +84,13 @@ func damagedFileIsAMiss(t *testing.T, size int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, path, good
+}
+
+func damagedFileIsAMiss(t *testing.T, size int) {
+	const key = "dtm50/KRPKR.lzdtm50@v1#3/17"
+	want := block(3000, 3)
+	s, path, good := storedFile(t, key, want)
 	write := func(b []byte) {
 		t.Helper()
 		if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -187,8 +195,9 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// BenchmarkLoad reads a 1 MiB block back, the cost a second-tier hit adds.
-func BenchmarkLoad(b *testing.B) {
+// storedBlock returns a store holding a 1 MiB block under "k", and the
+// block.
+func storedBlock(b *testing.B) (*Store, []byte) {
 	s, err := Open(b.TempDir(), 1<<30)
 	if err != nil {
 		b.Fatal(err)
@@ -197,6 +206,12 @@ func BenchmarkLoad(b *testing.B) {
 	if err := s.Store("k", data); err != nil {
 		b.Fatal(err)
 	}
+	return s, data
+}
+
+// BenchmarkLoad reads a 1 MiB block back, the cost a second-tier hit adds.
+func BenchmarkLoad(b *testing.B) {
+	s, data := storedBlock(b)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, ok := s.Load("k", len(data)); !ok {

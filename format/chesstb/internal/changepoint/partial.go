@@ -162,33 +162,9 @@ func (pa *Partial) Lookup(head []byte, pos int) (rec Record, need int, err error
 		return Record{}, n, nil
 	}
 	pa.cnt.states = head[headerBytes:min(uint64(len(head)), pa.constOff)]
-	// Snapshot every whole stride before pos; those states are all in head.
-	sid := pos / stride
-	for len(pa.snaps) <= sid {
-		i := len(pa.snaps) - 1
-		c := pa.snaps[i]
-		// One pass over the stride's eight words counts all three
-		// non-constant states.
-		var single, double, multi int
-		words := pa.cnt.states[i*stride/4:][:stride/4]
-		for k := 0; k < len(words); k += 8 {
-			w := binary.LittleEndian.Uint64(words[k:])
-			const even = 0x5555555555555555
-			lo, hi := w&even, (w>>1)&even
-			single += bits.OnesCount64(lo &^ hi)
-			double += bits.OnesCount64(hi &^ lo)
-			multi += bits.OnesCount64(lo & hi)
-		}
-		c[Single] += uint32(single)
-		c[Double] += uint32(double)
-		c[Multi] += uint32(multi)
-		c[Const] += uint32(stride - single - double - multi)
-		pa.snaps = append(pa.snaps, c)
-	}
-	st := pa.cnt.stateAt(pos)
-	idx := uint64(pa.snaps[sid][st]) + uint64(pa.cnt.countBefore(st, sid*stride, pos))
-	if idx >= pa.nRecs[st] {
-		return Record{}, 0, corrupt("state vector holds more than the %d %s records", pa.nRecs[st], st)
+	st, idx, err := pa.recordOf(pos)
+	if err != nil {
+		return Record{}, 0, err
 	}
 	rec = Record{State: st, b: pa.view}
 	eb := uint64(pa.p.EntryBytes)
@@ -226,6 +202,146 @@ func (pa *Partial) Lookup(head []byte, pos int) (rec Record, need int, err error
 	return rec, 0, nil
 }
 
+// HeaderBytes is the length of a payload's header, all SetIndex reads.
+const HeaderBytes = headerBytes
+
+// Indexed reports whether the Partial's walk index covers every SINGLE and
+// DOUBLE record (SetIndex or WalkAll has made it), as LookupIndexed needs.
+func (pa *Partial) Indexed() bool {
+	return pa.ready && pa.walks[Single].n == pa.nRecs[Single] && pa.walks[Double].n == pa.nRecs[Double]
+}
+
+// LookupIndexed is Lookup for an Indexed Partial over payload, a buffer of
+// the whole payload's length of which only the ranges ensure has filled
+// may be read: it calls ensure(lo, hi) for each range of bytes before it
+// reads them (the state vector up to pos, the record, a MULTI record's
+// directory entry), so a reader can decompress a payload in pieces and
+// only the pieces a lookup reads. A record stays valid while payload's
+// bytes do.
+func (pa *Partial) LookupIndexed(payload []byte, ensure func(lo, hi int) error, pos int) (Record, error) {
+	if len(payload) != pa.total {
+		return Record{}, fmt.Errorf("changepoint: %d bytes of a %d-byte payload", len(payload), pa.total)
+	}
+	if !pa.Indexed() {
+		return Record{}, errors.New("changepoint: indexed lookup without a complete walk index")
+	}
+	if pos < 0 || pos >= pa.p.Positions {
+		return Record{}, fmt.Errorf("changepoint: position %d outside a block of %d", pos, pa.p.Positions)
+	}
+	n := headerBytes + pos>>2 + 1
+	if uint64(n) > pa.constOff {
+		return Record{}, corrupt("state of position %d past the %d-byte state vector", pos, pa.constOff-headerBytes)
+	}
+	// With the stride's snapshot at hand, only the stride's states are
+	// read.
+	from := headerBytes
+	if sid := pos / stride; sid < len(pa.snaps) {
+		from += sid * stride / 4
+	}
+	if err := ensure(from, n); err != nil {
+		return Record{}, err
+	}
+	pa.cnt.states = payload[headerBytes:n]
+	st, idx, err := pa.recordOf(pos)
+	if err != nil {
+		return Record{}, err
+	}
+	eb := uint64(pa.p.EntryBytes)
+	// span ensures bytes [lo, hi) and returns the payload through hi, so
+	// nothing past them can be read.
+	span := func(lo, hi uint64) ([]byte, error) {
+		if err := ensure(int(lo), int(hi)); err != nil {
+			return nil, err
+		}
+		return payload[:hi], nil
+	}
+	switch st {
+	case Const:
+		off := pa.constOff + idx*eb
+		head, err := span(off, off+eb)
+		if err != nil {
+			return Record{}, err
+		}
+		rec := Record{State: st, b: pa.view, entry: head[off:]}
+		if err := pa.view.checkRank(rec.entry, "constant", int(idx)); err != nil {
+			return Record{}, err
+		}
+		return rec, nil
+	case Single, Double:
+		w := &pa.walks[st]
+		fixed := uint64(st)
+		narrow, wide := fixed+uint64(st)*eb, fixed+uint64(st+1)*eb
+		short := w.shortBefore(idx)
+		off := pa.streamLo[st] + short*narrow + (idx-short)*wide
+		width := wide
+		if w.short[idx>>6]>>(idx&63)&1 != 0 {
+			width = narrow
+		}
+		hi := pa.streamHi[st]
+		head, err := span(off, min(off+width, hi))
+		if err != nil {
+			return Record{}, err
+		}
+		rec, _, err := pa.record(head, st, idx, off, hi)
+		return rec, err
+	}
+	dir := pa.dirOff + 4*idx
+	head, err := span(dir, dir+8)
+	if err != nil {
+		return Record{}, err
+	}
+	le := binary.LittleEndian
+	lo, hi := uint64(le.Uint32(head[dir:])), uint64(le.Uint32(head[dir+4:]))
+	if hi < lo || pa.multiOff+hi > uint64(pa.total) {
+		return Record{}, corrupt("multi record %d spans bytes %d..%d of a %d-byte stream", idx, lo, hi, uint64(pa.total)-pa.multiOff)
+	}
+	if head, err = span(pa.multiOff+lo, pa.multiOff+hi); err != nil {
+		return Record{}, err
+	}
+	rec := Record{State: st, b: pa.view, entry: head[pa.multiOff+lo:]}
+	if err := pa.view.checkMulti(rec.entry, int(idx)); err != nil {
+		return Record{}, err
+	}
+	rec.DrawEnd = rec.entry[0]&0x80 != 0
+	return rec, nil
+}
+
+// recordOf returns the state of position pos and the index of its record
+// among the records of that state, from pa.cnt.states, which holds the
+// state vector at least through pos; it snapshots the counts of every
+// whole stride before pos on the way.
+func (pa *Partial) recordOf(pos int) (State, uint64, error) {
+	// Snapshot every whole stride before pos; those states are all held.
+	sid := pos / stride
+	for len(pa.snaps) <= sid {
+		i := len(pa.snaps) - 1
+		c := pa.snaps[i]
+		// One pass over the stride's eight words counts all three
+		// non-constant states.
+		var single, double, multi int
+		words := pa.cnt.states[i*stride/4:][:stride/4]
+		for k := 0; k < len(words); k += 8 {
+			w := binary.LittleEndian.Uint64(words[k:])
+			const even = 0x5555555555555555
+			lo, hi := w&even, (w>>1)&even
+			single += bits.OnesCount64(lo &^ hi)
+			double += bits.OnesCount64(hi &^ lo)
+			multi += bits.OnesCount64(lo & hi)
+		}
+		c[Single] += uint32(single)
+		c[Double] += uint32(double)
+		c[Multi] += uint32(multi)
+		c[Const] += uint32(stride - single - double - multi)
+		pa.snaps = append(pa.snaps, c)
+	}
+	st := pa.cnt.stateAt(pos)
+	idx := uint64(pa.snaps[sid][st]) + uint64(pa.cnt.countBefore(st, sid*stride, pos))
+	if idx >= pa.nRecs[st] {
+		return st, 0, corrupt("state vector holds more than the %d %s records", pa.nRecs[st], st)
+	}
+	return st, idx, nil
+}
+
 // walkTo returns SINGLE or DOUBLE record idx. The records between the last
 // walked one and it are walked past reading only the byte that carries
 // their draw-end flag, which fixes their width: nothing else of a record
@@ -243,6 +359,15 @@ func (pa *Partial) walkTo(head []byte, st State, idx uint64) (Record, int, error
 	if idx < w.n {
 		short := w.shortBefore(idx)
 		off := lo + short*narrow + (idx-short)*wide
+		// A walk index set by SetIndex covers records head may not
+		// reach yet.
+		width := wide
+		if w.short[idx>>6]>>(idx&63)&1 != 0 {
+			width = narrow
+		}
+		if end := min(off+width, hi); uint64(len(head)) < end {
+			return Record{}, int(end), nil
+		}
 		return pa.record(head, st, idx, off, hi)
 	}
 	off := lo + w.bytes
@@ -355,7 +480,7 @@ func (p Params) check() error {
 
 // indexMagic starts a serialised walk index; a change of its layout
 // changes it.
-const indexMagic = "cpwalk1\x00"
+const indexMagic = "cpwalk2\x00"
 
 // WalkAll walks both streams of the whole payload, so that Index describes
 // every SINGLE and DOUBLE record and later lookups walk nothing.
@@ -375,7 +500,11 @@ func (pa *Partial) WalkAll(payload []byte) error {
 			}
 		}
 	}
-	return nil
+	// And the state counts of every stride, so a lookup after SetIndex
+	// needs only its own stride of the state vector.
+	pa.cnt.states = payload[headerBytes:pa.constOff]
+	_, _, err := pa.recordOf(pa.p.Positions - 1)
+	return err
 }
 
 // Index serialises the draw-end flags of the SINGLE and DOUBLE records
@@ -390,6 +519,12 @@ func (pa *Partial) Index() []byte {
 		out = binary.LittleEndian.AppendUint64(out, w.n)
 		for _, word := range w.short[:(w.n+63)/64] {
 			out = binary.LittleEndian.AppendUint64(out, word)
+		}
+	}
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(pa.snaps)))
+	for _, c := range pa.snaps {
+		for _, n := range c {
+			out = binary.LittleEndian.AppendUint32(out, n)
 		}
 	}
 	return out
@@ -453,9 +588,42 @@ func (pa *Partial) SetIndex(head, index []byte) error {
 			return corrupt("walk index spans %d bytes of a %d-byte %s stream", w.bytes, pa.streamHi[st]-pa.streamLo[st], st)
 		}
 	}
-	if len(rest) != 0 {
-		return corrupt("walk index has %d bytes after its end", len(rest))
+	snaps, err := pa.parseSnaps(rest)
+	if err != nil {
+		return err
 	}
 	pa.walks[Single], pa.walks[Double] = walks[0], walks[1]
+	pa.snaps = snaps
 	return nil
+}
+
+// parseSnaps reads the state counts of every stride, the end of a walk
+// index: each snapshot's counts must add up to the positions before it
+// and none may fall or pass the header's record counts, so any one
+// damaged bit is refused.
+func (pa *Partial) parseSnaps(rest []byte) ([]stateCounts, error) {
+	if len(rest) < 8 {
+		return nil, corrupt("walk index truncated")
+	}
+	n := binary.LittleEndian.Uint64(rest)
+	rest = rest[8:]
+	if want := uint64((pa.p.Positions-1)/stride + 1); n != want || uint64(len(rest)) != 16*n {
+		return nil, corrupt("walk index of %d state snapshots in %d bytes, the block has %d strides", n, len(rest), want)
+	}
+	snaps := make([]stateCounts, n)
+	for i := range snaps {
+		var sum uint64
+		for st := range snaps[i] {
+			c := binary.LittleEndian.Uint32(rest[16*i+4*st:])
+			if i > 0 && c < snaps[i-1][st] || uint64(c) > pa.nRecs[st] {
+				return nil, corrupt("walk index: state snapshot %d out of order", i)
+			}
+			snaps[i][st] = c
+			sum += uint64(c)
+		}
+		if sum != uint64(i)*stride {
+			return nil, corrupt("walk index: state snapshot %d counts %d positions, not %d", i, sum, i*stride)
+		}
+	}
+	return snaps, nil
 }
