@@ -306,11 +306,27 @@ loop:
 				rng, cod, inp = rcNorm(rng, cod, in, inp)
 				rng, cod, m = rcBitMask(&lit[1], rng, cod)
 				sym = 3 + m
-				for range 7 {
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-					sym = sym<<1 + 1 + m
-				}
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
+				sym = sym<<1 + 1 + m
 				if state < 4 {
 					state = 0
 				} else {
@@ -331,15 +347,63 @@ loop:
 				// match byte's.
 				match := uint32(out[p-int(rep0)-1])
 				offs := uint32(0x100)
-				for range 8 {
-					match <<= 1
-					bitOffs := offs
-					offs &= match
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-					sym = sym<<1 + 1 + m
-					offs ^= bitOffs & m
-				}
+				var bitOffs uint32
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
+				match <<= 1
+				bitOffs = offs
+				offs &= match
+				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
+				sym = sym<<1 + 1 + m
+				offs ^= bitOffs & m
 				if state < 10 {
 					state -= 3
 				} else {
