@@ -259,6 +259,77 @@ func rcTree(p *uint16, rng, cod, m uint32) (uint32, uint32, uint32) {
 	return rng - bound, cod - bound, m<<1 | 1
 }
 
+// decodeLiteral decodes a plain literal, the eight bits of a tree, and
+// returns it with the coder. It is a function of its own, unlike the rest of
+// decode: with only the coder and the tree live, the register allocator
+// keeps them in registers.
+//
+// Each bit's probability is loaded before the bit before it is known: both
+// children of the current node are read, and the bit selects one. The load
+// is off the chain of dependent steps from one bit to the next, which is
+// what bounds the speed of a branchless decode.
+//
+//go:noinline
+func decodeLiteral(lit *[litCoderSize]uint16, rng, cod uint32, in []byte, inp int) (uint32, uint32, uint32, int) {
+	sym, v := uint32(1), uint32(lit[1])
+	for range 8 {
+		v0, v1 := uint32(lit[(2*sym)&0x3FF]), uint32(lit[(2*sym+1)&0x3FF])
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		var m uint32
+		rng, cod, m, lit[sym&0x3FF] = rcBitMaskV(v, rng, cod)
+		sym = sym<<1 + 1 + m
+		v = v1 ^ (v0^v1)&m
+	}
+	return sym, rng, cod, inp
+}
+
+// decodeMatched decodes a literal coded against the byte match at rep0
+// (a function of its own for decodeLiteral's reason): offs is 0x100 while
+// the bits agree with match and 0 from the first that differs, which
+// selects the plain coder without a branch. The bits are decoded without a
+// branch, as a plain literal's are: m is all ones for a 0 bit, which also
+// restores offs where the bit agrees with the match byte's.
+//
+// As in decodeLiteral, the next bit's probability is loaded for both
+// outcomes of the current bit before it is known.
+//
+//go:noinline
+func decodeMatched(lit *[litCoderSize]uint16, match, rng, cod uint32, in []byte, inp int) (uint32, uint32, uint32, int) {
+	sym, offs := uint32(1), uint32(0x100)
+	match <<= 1
+	bitOffs := offs
+	offs &= match
+	v := uint32(lit[(offs+bitOffs+sym)&0x3FF])
+	for range 8 {
+		// The index of the next bit's probability for a 1 (offs kept)
+		// and for a 0 (offs restored by bitOffs).
+		next := match << 1
+		o0 := offs ^ bitOffs
+		v1 := uint32(lit[(offs&next+offs+2*sym+1)&0x3FF])
+		v0 := uint32(lit[(o0&next+o0+2*sym)&0x3FF])
+		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		var m uint32
+		rng, cod, m, lit[(offs+bitOffs+sym)&0x3FF] = rcBitMaskV(v, rng, cod)
+		sym = sym<<1 + 1 + m
+		offs ^= bitOffs & m
+		v = v1 ^ (v0^v1)&m
+		match = next
+		bitOffs = offs
+		offs &= match
+	}
+	return sym, rng, cod, inp
+}
+
+// rcBitMaskV is rcBitMask on a probability v already loaded: it returns
+// the coder, the bit's mask and v updated, for the caller to store.
+func rcBitMaskV(v, rng, cod uint32) (uint32, uint32, uint32, uint16) {
+	bound := (rng >> 11) * v
+	m := uint32((int64(cod) - int64(bound)) >> 63)
+	rng = bound&m | (rng-bound)&^m
+	cod -= bound &^ m
+	return rng, cod, m, uint16(int32(v) - (int32(v)-int32(2017&m))>>moveBits)
+}
+
 // errEarly is the overrun failure: the stream ended before the block.
 var errEarly = fmt.Errorf("%w: stream ends early", ErrMalformed)
 
@@ -300,33 +371,10 @@ loop:
 			}
 			base := litCoderSize * int((uint32(p)&lpMask)<<lc+prev>>(8-lc))
 			lit := (*[litCoderSize]uint16)(z.literal[base : base+litCoderSize])
-			sym := uint32(1)
+			var sym uint32
 			if state < 7 {
-				// A plain literal: eight bits of a tree, unrolled.
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[1], rng, cod)
-				sym = 3 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-				sym = sym<<1 + 1 + m
+				// A plain literal: eight bits of a tree.
+				sym, rng, cod, inp = decodeLiteral(lit, rng, cod, in, inp)
 				if state < 4 {
 					state = 0
 				} else {
@@ -334,76 +382,12 @@ loop:
 				}
 			} else {
 				// A literal after a match is coded against the byte at
-				// rep0: offs is 0x100 while the bits agree with it and
-				// 0 from the first that differs, which selects the
-				// plain coder without a branch.
+				// rep0.
 				if int(rep0) >= p {
 					err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 					break
 				}
-				// The bits are decoded without a branch, as a plain
-				// literal's are: m is all ones for a 0 bit, which
-				// also restores offs where the bit agrees with the
-				// match byte's.
-				match := uint32(out[p-int(rep0)-1])
-				offs := uint32(0x100)
-				var bitOffs uint32
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
-				match <<= 1
-				bitOffs = offs
-				offs &= match
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-				sym = sym<<1 + 1 + m
-				offs ^= bitOffs & m
+				sym, rng, cod, inp = decodeMatched(lit, uint32(out[p-int(rep0)-1]), rng, cod, in, inp)
 				if state < 10 {
 					state -= 3
 				} else {
