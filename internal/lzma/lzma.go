@@ -620,6 +620,17 @@ loop:
 			end = len(out)
 		}
 		switch {
+		case d >= 16 && end+16 <= len(out):
+			// Sixteen bytes at a time, as below with eight.
+			for p < end {
+				w0 := binary.LittleEndian.Uint64(out[src : src+8])
+				w1 := binary.LittleEndian.Uint64(out[src+8 : src+16])
+				binary.LittleEndian.PutUint64(out[p:p+8], w0)
+				binary.LittleEndian.PutUint64(out[p+8:p+16], w1)
+				p += 16
+				src += 16
+			}
+			p = end
 		case d >= 8 && end+8 <= len(out):
 			// Eight bytes at a time, each word read from bytes already
 			// written; the last word may write up to 7 bytes past end,
