@@ -215,18 +215,21 @@ func (z *Decoder) StateBytes() int64 {
 // normalised before each bit rather than after. Input past the end reads as
 // zero bytes; decode checks for overrun when it stops.
 
-// rcNorm shifts in one more input byte when the range has grown too small.
-func rcNorm(rng, cod uint32, in []byte, inp int) (uint32, uint32, int) {
+// winSize is the input window of one symbol: more than the most bytes a
+// symbol can shift in, one per bit decoded, 48 for a match with a 26-bit
+// direct distance (isMatch, isRep, 10 of length, 6 of slot, 26 direct and 4
+// aligned bits). A power of two, so an index masked to it needs no check.
+const winSize = 64
+
+// rcNorm shifts in the next byte of the window, the k-th of this symbol,
+// when the range has grown too small.
+func rcNorm(rng, cod uint32, win *[winSize]byte, k int) (uint32, uint32, int) {
 	if rng < topValue {
 		rng <<= 8
-		var b byte
-		if uint(inp) < uint(len(in)) {
-			b = in[inp]
-		}
-		inp++ // counted past the end so overrun is detected
-		cod = cod<<8 | uint32(b)
+		cod = cod<<8 | uint32(win[k&(winSize-1)])
+		k++
 	}
-	return rng, cod, inp
+	return rng, cod, k
 }
 
 // rcBitMask decodes one bit with adaptive probability *p (the coder
@@ -270,17 +273,17 @@ func rcTree(p *uint16, rng, cod, m uint32) (uint32, uint32, uint32) {
 // what bounds the speed of a branchless decode.
 //
 //go:noinline
-func decodeLiteral(lit *[litCoderSize]uint16, rng, cod uint32, in []byte, inp int) (uint32, uint32, uint32, int) {
+func decodeLiteral(lit *[litCoderSize]uint16, rng, cod uint32, win *[winSize]byte, k int) (uint32, uint32, uint32, int) {
 	sym, v := uint32(1), uint32(lit[1])
 	for range 8 {
 		v0, v1 := uint32(lit[(2*sym)&0x3FF]), uint32(lit[(2*sym+1)&0x3FF])
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		var m uint32
 		rng, cod, m, lit[sym&0x3FF] = rcBitMaskV(v, rng, cod)
 		sym = sym<<1 + 1 + m
 		v = v1 ^ (v0^v1)&m
 	}
-	return sym, rng, cod, inp
+	return sym, rng, cod, k
 }
 
 // decodeMatched decodes a literal coded against the byte match at rep0
@@ -294,7 +297,7 @@ func decodeLiteral(lit *[litCoderSize]uint16, rng, cod uint32, in []byte, inp in
 // outcomes of the current bit before it is known.
 //
 //go:noinline
-func decodeMatched(lit *[litCoderSize]uint16, match, rng, cod uint32, in []byte, inp int) (uint32, uint32, uint32, int) {
+func decodeMatched(lit *[litCoderSize]uint16, match, rng, cod uint32, win *[winSize]byte, k int) (uint32, uint32, uint32, int) {
 	sym, offs := uint32(1), uint32(0x100)
 	match <<= 1
 	bitOffs := offs
@@ -307,7 +310,7 @@ func decodeMatched(lit *[litCoderSize]uint16, match, rng, cod uint32, in []byte,
 		o0 := offs ^ bitOffs
 		v1 := uint32(lit[(offs&next+offs+2*sym+1)&0x3FF])
 		v0 := uint32(lit[(o0&next+o0+2*sym)&0x3FF])
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		var m uint32
 		rng, cod, m, lit[(offs+bitOffs+sym)&0x3FF] = rcBitMaskV(v, rng, cod)
 		sym = sym<<1 + 1 + m
@@ -317,7 +320,7 @@ func decodeMatched(lit *[litCoderSize]uint16, match, rng, cod uint32, in []byte,
 		bitOffs = offs
 		offs &= match
 	}
-	return sym, rng, cod, inp
+	return sym, rng, cod, k
 }
 
 // rcBitMaskV is rcBitMask on a probability v already loaded: it returns
@@ -353,13 +356,31 @@ func (z *Decoder) decode(out []byte, target int) error {
 	lc := z.lc & 15
 	var err error
 	var m uint32
+	// Each symbol reads its input from a window of winSize bytes, which
+	// needs no bounds check and no test for the end of the stream at each
+	// byte: k counts the bytes it took, added to inp after it. Within the
+	// last winSize bytes of the stream the window is a copy padded with
+	// zeros, so input past the end reads as zeros; an overrun is checked
+	// when decoding stops (each symbol writes at least one byte, so a
+	// truncated stream still stops at target).
+	var tail [winSize]byte
+	var win *[winSize]byte
+	k := 0
 loop:
-	// An overrun is checked once, when decoding stops: input past the end
-	// reads as zeros, and each symbol writes at least one byte, so a
-	// truncated stream still stops at target.
-	for p < target {
+	for ; p < target; inp += k {
+		k = 0
+		if inp+winSize <= len(in) {
+			win = (*[winSize]byte)(in[inp : inp+winSize])
+		} else {
+			if inp > len(in) {
+				break
+			}
+			tail = [winSize]byte{}
+			copy(tail[:], in[inp:])
+			win = &tail
+		}
 		posState := uint32(p) & pbMask
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		prob := &z.isMatch[(state<<4|posState)&0xFF]
 		bound := (rng >> 11) * uint32(*prob)
 		if cod < bound {
@@ -374,7 +395,7 @@ loop:
 			var sym uint32
 			if state < 7 {
 				// A plain literal: eight bits of a tree.
-				sym, rng, cod, inp = decodeLiteral(lit, rng, cod, in, inp)
+				sym, rng, cod, k = decodeLiteral(lit, rng, cod, win, k)
 				if state < 4 {
 					state = 0
 				} else {
@@ -387,7 +408,7 @@ loop:
 					err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 					break
 				}
-				sym, rng, cod, inp = decodeMatched(lit, uint32(out[p-int(rep0)-1]), rng, cod, in, inp)
+				sym, rng, cod, k = decodeMatched(lit, uint32(out[p-int(rep0)-1]), rng, cod, win, k)
 				if state < 10 {
 					state -= 3
 				} else {
@@ -403,7 +424,7 @@ loop:
 		*prob -= *prob >> moveBits
 
 		// A match (isRep 0) or a repeated match (isRep 1).
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		prob = &z.isRep[state&15]
 		bound = (rng >> 11) * uint32(*prob)
 		var ld *lenDecoder
@@ -426,13 +447,13 @@ loop:
 				err = fmt.Errorf("%w: repeat match at the block start", ErrMalformed)
 				break
 			}
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			prob = &z.isRepG0[state&15]
 			bound = (rng >> 11) * uint32(*prob)
 			if cod < bound {
 				rng = bound
 				*prob += (bitModelTotal - *prob) >> moveBits
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, k = rcNorm(rng, cod, win, k)
 				prob = &z.isRep0Long[(state<<4|posState)&0xFF]
 				bound = (rng >> 11) * uint32(*prob)
 				if cod < bound {
@@ -460,7 +481,7 @@ loop:
 				cod -= bound
 				*prob -= *prob >> moveBits
 				var dist uint32
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, k = rcNorm(rng, cod, win, k)
 				prob = &z.isRepG1[state&15]
 				bound = (rng >> 11) * uint32(*prob)
 				if cod < bound {
@@ -471,7 +492,7 @@ loop:
 					rng -= bound
 					cod -= bound
 					*prob -= *prob >> moveBits
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					prob = &z.isRepG2[state&15]
 					bound = (rng >> 11) * uint32(*prob)
 					if cod < bound {
@@ -502,7 +523,7 @@ loop:
 		// two 3-bit trees share one decode, of the tree t chosen.
 		var length uint32
 		var t *[lenLowSyms]uint16
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		bound = (rng >> 11) * uint32(ld.choice)
 		if cod < bound {
 			rng = bound
@@ -512,7 +533,7 @@ loop:
 			rng -= bound
 			cod -= bound
 			ld.choice -= ld.choice >> moveBits
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			bound = (rng >> 11) * uint32(ld.choice2)
 			if cod < bound {
 				rng = bound
@@ -524,18 +545,18 @@ loop:
 				ld.choice2 -= ld.choice2 >> moveBits
 				m = 1
 				for range 8 {
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&ld.high[m&0xFF], rng, cod, m)
 				}
 				length = m - lenHighSyms + lenLowSyms + lenMidSyms
 			}
 		}
 		if t != nil {
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&t[1], rng, cod, 1)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
 			length += m - lenLowSyms
 		}
@@ -545,17 +566,17 @@ loop:
 			// reverse-coded low bits, from probabilities below slot 14
 			// and as direct bits with 4 aligned ones from there.
 			slots := &z.posSlot[min(length, numLenToPos-1)]
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[1], rng, cod, 1)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
 			slot := m - 64
 			dist := slot
@@ -567,7 +588,7 @@ loop:
 					probs := z.posDec[dist-slot:]
 					m, sym := uint32(1), uint32(0)
 					for i := range nd {
-						rng, cod, inp = rcNorm(rng, cod, in, inp)
+						rng, cod, k = rcNorm(rng, cod, win, k)
 						rng, cod, m = rcTree(&probs[m&63], rng, cod, m)
 						sym |= (m & 1) << i
 					}
@@ -575,7 +596,7 @@ loop:
 				} else {
 					var direct uint32
 					for range (nd - numAlignBits) & 31 {
-						rng, cod, inp = rcNorm(rng, cod, in, inp)
+						rng, cod, k = rcNorm(rng, cod, win, k)
 						rng >>= 1
 						t := (cod - rng) >> 31 // 1 when cod < rng
 						cod -= rng & (t - 1)
@@ -583,13 +604,13 @@ loop:
 					}
 					dist += direct << numAlignBits
 					a := &z.align
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[1], rng, cod, 1)
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
 					// m holds the four bits most significant first:
 					// reverse them.
@@ -657,6 +678,7 @@ loop:
 			}
 		}
 		if z.pending > 0 {
+			inp += k
 			break
 		}
 		continue loop
