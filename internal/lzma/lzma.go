@@ -543,11 +543,24 @@ loop:
 				rng -= bound
 				cod -= bound
 				ld.choice2 -= ld.choice2 >> moveBits
-				m = 1
-				for range 8 {
-					rng, cod, k = rcNorm(rng, cod, win, k)
-					rng, cod, m = rcTree(&ld.high[m&0xFF], rng, cod, m)
-				}
+				// Eight bits, unrolled.
+				h := &ld.high
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[1], rng, cod, 1)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
 				length = m - lenHighSyms + lenLowSyms + lenMidSyms
 			}
 		}
