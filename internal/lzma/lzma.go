@@ -208,12 +208,13 @@ func (z *Decoder) StateBytes() int64 {
 	return 1024 + int64(2*len(z.literal)) + 28*1024 + int64(len(z.in))
 }
 
-// The range coder lives in locals of decode (rng, cod and the input
-// position), passed through these small functions by value: they inline, so
-// the coder stays in registers across the hot loops instead of being loaded
-// and stored through the decoder pointer for every bit. The coder is
-// normalised before each bit rather than after. Input past the end reads as
-// zero bytes; decode checks for overrun when it stops.
+// The range coder lives in locals of decode (rng, cod, and the symbol's
+// input window with the count of bytes taken from it), passed through these
+// small functions by value: they inline, so the coder stays in registers
+// across the hot paths instead of being loaded and stored through the
+// decoder pointer for every bit. The coder is normalised before each bit
+// rather than after. Input past the end reads as zero bytes; decode checks
+// for overrun when it stops.
 
 // winSize is the input window of one symbol: more than the most bytes a
 // symbol can shift in, one per bit decoded, 48 for a match with a 26-bit
@@ -340,7 +341,9 @@ var errEarly = fmt.Errorf("%w: stream ends early", ErrMalformed)
 // length and distance decoders written out in it, as the LZMA SDK's decoder
 // is: a call would spill the coder held in registers (Go keeps no register
 // across a call), and the decision bits branch on the coder directly
-// instead of through a returned bit. Probability arrays are indexed with
+// instead of through a returned bit. The literals are the exception
+// (decodeLiteral, decodeMatched): eight bits each, they gain more from a
+// function's own registers than the call costs. Probability arrays are indexed with
 // masks to their power-of-two sizes, which removes the bounds checks.
 func (z *Decoder) decode(out []byte, target int) error {
 	p := z.pos
