@@ -600,12 +600,14 @@ loop:
 				nd := uint(slot>>1) - 1
 				dist = (2 | slot&1) << nd
 				if slot < endPosModel {
-					// probs[1:] of the reverse tree start at posDec[dist-slot].
-					probs := z.posDec[dist-slot:]
+					// The reverse tree's probs[1:] start at
+					// posDec[dist-slot]; the index masked to posDec's
+					// size needs no bounds check.
+					base := dist - slot
 					m, sym := uint32(1), uint32(0)
 					for i := range nd {
 						rng, cod, k = rcNorm(rng, cod, win, k)
-						rng, cod, m = rcTree(&probs[m&63], rng, cod, m)
+						rng, cod, m = rcTree(&z.posDec[(base+m)&127], rng, cod, m)
 						sym |= (m & 1) << i
 					}
 					dist += sym
