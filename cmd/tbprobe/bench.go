@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -73,6 +74,7 @@ type benchOptions struct {
 	wdlOnly        bool
 	coldOnly       bool
 	asJSON         bool
+	cpuProfile     string
 }
 
 // newBenchCmd is "tbprobe bench".
@@ -97,6 +99,7 @@ func newBenchCmd() *cobra.Command {
 	fs.BoolVar(&o.wdlOnly, "wdl", false, "probe the WDL class only, not every metric")
 	fs.BoolVar(&o.coldOnly, "cold-only", false, "make the cold pass only, so the whole process can be timed against a prober that makes one pass")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per pass")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for go tool pprof, or as cmd/tbprobe/default.pgo)")
 	return cmd
 }
 
@@ -108,6 +111,18 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 	}
 	if n, err := clampParallel("tbprobe bench", o.parallel, stderr); err == nil {
 		o.parallel = n
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+			return 1
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
+			}
+		}()
 	}
 	var fens []string
 	if o.posFile != "" {
@@ -196,6 +211,23 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 		}
 	}
 	return code
+}
+
+// startCPUProfile starts profiling the process's CPU into path; stop ends
+// the profile and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // benchRun probes every position once with p workers and measures it,

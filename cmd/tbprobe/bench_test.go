@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -82,6 +84,28 @@ func TestBenchFixtures(t *testing.T) {
 	cold := runBin(t, "", nil, "bench", "--positions", file, "--json", "--cold-only")
 	if lines := strings.Split(strings.TrimSpace(cold.stdout), "\n"); cold.code != 0 || len(lines) != 1 || !strings.Contains(lines[0], `"pass":"cold"`) {
 		t.Errorf("--cold-only: exit %d, passes:\n%s", cold.code, cold.stdout)
+	}
+	// --cpuprofile writes a CPU profile in pprof's format, a gzipped
+	// protocol buffer; a path that cannot be created is an error, not a
+	// run without one.
+	prof := filepath.Join(dir, "cpu.pprof")
+	if res := runBin(t, "", nil, "bench", "--positions", file, "--cold-only", "--cpuprofile", prof); res.code != 0 {
+		t.Errorf("--cpuprofile: exit %d %s", res.code, res.stderr)
+	}
+	if f, err := os.Open(prof); err != nil {
+		t.Errorf("--cpuprofile: %v", err)
+	} else {
+		zr, err := gzip.NewReader(f)
+		if err == nil {
+			_, err = io.Copy(io.Discard, zr)
+		}
+		if err != nil {
+			t.Errorf("--cpuprofile wrote no gzipped profile: %v", err)
+		}
+		f.Close()
+	}
+	if res := runBin(t, "", nil, "bench", "--positions", file, "--cpuprofile", filepath.Join(dir, "no", "such", "dir", "cpu.pprof")); res.code != 1 || !strings.Contains(res.stderr, "cpu.pprof") {
+		t.Errorf("--cpuprofile into a missing directory: exit %d, stderr %q", res.code, res.stderr)
 	}
 	res = runBin(t, "", nil, "bench")
 	if res.code != 2 {

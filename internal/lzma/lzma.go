@@ -208,25 +208,29 @@ func (z *Decoder) StateBytes() int64 {
 	return 1024 + int64(2*len(z.literal)) + 28*1024 + int64(len(z.in))
 }
 
-// The range coder lives in locals of decode (rng, cod and the input
-// position), passed through these small functions by value: they inline, so
-// the coder stays in registers across the hot loops instead of being loaded
-// and stored through the decoder pointer for every bit. The coder is
-// normalised before each bit rather than after. Input past the end reads as
-// zero bytes; decode checks for overrun when it stops.
+// The range coder lives in locals of decode (rng, cod, and the symbol's
+// input window with the count of bytes taken from it), passed through these
+// small functions by value: they inline, so the coder stays in registers
+// across the hot paths instead of being loaded and stored through the
+// decoder pointer for every bit. The coder is normalised before each bit
+// rather than after. Input past the end reads as zero bytes; decode checks
+// for overrun when it stops.
 
-// rcNorm shifts in one more input byte when the range has grown too small.
-func rcNorm(rng, cod uint32, in []byte, inp int) (uint32, uint32, int) {
+// winSize is the input window of one symbol: more than the most bytes a
+// symbol can shift in, one per bit decoded, 48 for a match with a 26-bit
+// direct distance (isMatch, isRep, 10 of length, 6 of slot, 26 direct and 4
+// aligned bits). A power of two, so an index masked to it needs no check.
+const winSize = 64
+
+// rcNorm shifts in the next byte of the window, the k-th of this symbol,
+// when the range has grown too small.
+func rcNorm(rng, cod uint32, win *[winSize]byte, k int) (uint32, uint32, int) {
 	if rng < topValue {
 		rng <<= 8
-		var b byte
-		if uint(inp) < uint(len(in)) {
-			b = in[inp]
-		}
-		inp++ // counted past the end so overrun is detected
-		cod = cod<<8 | uint32(b)
+		cod = cod<<8 | uint32(win[k&(winSize-1)])
+		k++
 	}
-	return rng, cod, inp
+	return rng, cod, k
 }
 
 // rcBitMask decodes one bit with adaptive probability *p (the coder
@@ -259,6 +263,77 @@ func rcTree(p *uint16, rng, cod, m uint32) (uint32, uint32, uint32) {
 	return rng - bound, cod - bound, m<<1 | 1
 }
 
+// decodeLiteral decodes a plain literal, the eight bits of a tree, and
+// returns it with the coder. It is a function of its own, unlike the rest of
+// decode: with only the coder and the tree live, the register allocator
+// keeps them in registers.
+//
+// Each bit's probability is loaded before the bit before it is known: both
+// children of the current node are read, and the bit selects one. The load
+// is off the chain of dependent steps from one bit to the next, which is
+// what bounds the speed of a branchless decode.
+//
+//go:noinline
+func decodeLiteral(lit *[litCoderSize]uint16, rng, cod uint32, win *[winSize]byte, k int) (uint32, uint32, uint32, int) {
+	sym, v := uint32(1), uint32(lit[1])
+	for range 8 {
+		v0, v1 := uint32(lit[(2*sym)&0x3FF]), uint32(lit[(2*sym+1)&0x3FF])
+		rng, cod, k = rcNorm(rng, cod, win, k)
+		var m uint32
+		rng, cod, m, lit[sym&0x3FF] = rcBitMaskV(v, rng, cod)
+		sym = sym<<1 + 1 + m
+		v = v1 ^ (v0^v1)&m
+	}
+	return sym, rng, cod, k
+}
+
+// decodeMatched decodes a literal coded against the byte match at rep0
+// (a function of its own for decodeLiteral's reason): offs is 0x100 while
+// the bits agree with match and 0 from the first that differs, which
+// selects the plain coder without a branch. The bits are decoded without a
+// branch, as a plain literal's are: m is all ones for a 0 bit, which also
+// restores offs where the bit agrees with the match byte's.
+//
+// As in decodeLiteral, the next bit's probability is loaded for both
+// outcomes of the current bit before it is known.
+//
+//go:noinline
+func decodeMatched(lit *[litCoderSize]uint16, match, rng, cod uint32, win *[winSize]byte, k int) (uint32, uint32, uint32, int) {
+	sym, offs := uint32(1), uint32(0x100)
+	match <<= 1
+	bitOffs := offs
+	offs &= match
+	v := uint32(lit[(offs+bitOffs+sym)&0x3FF])
+	for range 8 {
+		// The index of the next bit's probability for a 1 (offs kept)
+		// and for a 0 (offs restored by bitOffs).
+		next := match << 1
+		o0 := offs ^ bitOffs
+		v1 := uint32(lit[(offs&next+offs+2*sym+1)&0x3FF])
+		v0 := uint32(lit[(o0&next+o0+2*sym)&0x3FF])
+		rng, cod, k = rcNorm(rng, cod, win, k)
+		var m uint32
+		rng, cod, m, lit[(offs+bitOffs+sym)&0x3FF] = rcBitMaskV(v, rng, cod)
+		sym = sym<<1 + 1 + m
+		offs ^= bitOffs & m
+		v = v1 ^ (v0^v1)&m
+		match = next
+		bitOffs = offs
+		offs &= match
+	}
+	return sym, rng, cod, k
+}
+
+// rcBitMaskV is rcBitMask on a probability v already loaded: it returns
+// the coder, the bit's mask and v updated, for the caller to store.
+func rcBitMaskV(v, rng, cod uint32) (uint32, uint32, uint32, uint16) {
+	bound := (rng >> 11) * v
+	m := uint32((int64(cod) - int64(bound)) >> 63)
+	rng = bound&m | (rng-bound)&^m
+	cod -= bound &^ m
+	return rng, cod, m, uint16(int32(v) - (int32(v)-int32(2017&m))>>moveBits)
+}
+
 // errEarly is the overrun failure: the stream ended before the block.
 var errEarly = fmt.Errorf("%w: stream ends early", ErrMalformed)
 
@@ -266,7 +341,9 @@ var errEarly = fmt.Errorf("%w: stream ends early", ErrMalformed)
 // length and distance decoders written out in it, as the LZMA SDK's decoder
 // is: a call would spill the coder held in registers (Go keeps no register
 // across a call), and the decision bits branch on the coder directly
-// instead of through a returned bit. Probability arrays are indexed with
+// instead of through a returned bit. The literals are the exception
+// (decodeLiteral, decodeMatched): eight bits each, they gain more from a
+// function's own registers than the call costs. Probability arrays are indexed with
 // masks to their power-of-two sizes, which removes the bounds checks.
 func (z *Decoder) decode(out []byte, target int) error {
 	p := z.pos
@@ -282,13 +359,31 @@ func (z *Decoder) decode(out []byte, target int) error {
 	lc := z.lc & 15
 	var err error
 	var m uint32
+	// Each symbol reads its input from a window of winSize bytes, which
+	// needs no bounds check and no test for the end of the stream at each
+	// byte: k counts the bytes it took, added to inp after it. Within the
+	// last winSize bytes of the stream the window is a copy padded with
+	// zeros, so input past the end reads as zeros; an overrun is checked
+	// when decoding stops (each symbol writes at least one byte, so a
+	// truncated stream still stops at target).
+	var tail [winSize]byte
+	var win *[winSize]byte
+	k := 0
 loop:
-	// An overrun is checked once, when decoding stops: input past the end
-	// reads as zeros, and each symbol writes at least one byte, so a
-	// truncated stream still stops at target.
-	for p < target {
+	for ; p < target; inp += k {
+		k = 0
+		if inp+winSize <= len(in) {
+			win = (*[winSize]byte)(in[inp : inp+winSize])
+		} else {
+			if inp > len(in) {
+				break
+			}
+			tail = [winSize]byte{}
+			copy(tail[:], in[inp:])
+			win = &tail
+		}
 		posState := uint32(p) & pbMask
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		prob := &z.isMatch[(state<<4|posState)&0xFF]
 		bound := (rng >> 11) * uint32(*prob)
 		if cod < bound {
@@ -300,17 +395,10 @@ loop:
 			}
 			base := litCoderSize * int((uint32(p)&lpMask)<<lc+prev>>(8-lc))
 			lit := (*[litCoderSize]uint16)(z.literal[base : base+litCoderSize])
-			sym := uint32(1)
+			var sym uint32
 			if state < 7 {
-				// A plain literal: eight bits of a tree, unrolled.
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
-				rng, cod, m = rcBitMask(&lit[1], rng, cod)
-				sym = 3 + m
-				for range 7 {
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, m = rcBitMask(&lit[sym&0xFF], rng, cod)
-					sym = sym<<1 + 1 + m
-				}
+				// A plain literal: eight bits of a tree.
+				sym, rng, cod, k = decodeLiteral(lit, rng, cod, win, k)
 				if state < 4 {
 					state = 0
 				} else {
@@ -318,28 +406,12 @@ loop:
 				}
 			} else {
 				// A literal after a match is coded against the byte at
-				// rep0: offs is 0x100 while the bits agree with it and
-				// 0 from the first that differs, which selects the
-				// plain coder without a branch.
+				// rep0.
 				if int(rep0) >= p {
 					err = fmt.Errorf("%w: match before the block start", ErrMalformed)
 					break
 				}
-				// The bits are decoded without a branch, as a plain
-				// literal's are: m is all ones for a 0 bit, which
-				// also restores offs where the bit agrees with the
-				// match byte's.
-				match := uint32(out[p-int(rep0)-1])
-				offs := uint32(0x100)
-				for range 8 {
-					match <<= 1
-					bitOffs := offs
-					offs &= match
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, m = rcBitMask(&lit[(offs+bitOffs+sym)&0x3FF], rng, cod)
-					sym = sym<<1 + 1 + m
-					offs ^= bitOffs & m
-				}
+				sym, rng, cod, k = decodeMatched(lit, uint32(out[p-int(rep0)-1]), rng, cod, win, k)
 				if state < 10 {
 					state -= 3
 				} else {
@@ -355,7 +427,7 @@ loop:
 		*prob -= *prob >> moveBits
 
 		// A match (isRep 0) or a repeated match (isRep 1).
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		prob = &z.isRep[state&15]
 		bound = (rng >> 11) * uint32(*prob)
 		var ld *lenDecoder
@@ -378,13 +450,13 @@ loop:
 				err = fmt.Errorf("%w: repeat match at the block start", ErrMalformed)
 				break
 			}
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			prob = &z.isRepG0[state&15]
 			bound = (rng >> 11) * uint32(*prob)
 			if cod < bound {
 				rng = bound
 				*prob += (bitModelTotal - *prob) >> moveBits
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, k = rcNorm(rng, cod, win, k)
 				prob = &z.isRep0Long[(state<<4|posState)&0xFF]
 				bound = (rng >> 11) * uint32(*prob)
 				if cod < bound {
@@ -412,7 +484,7 @@ loop:
 				cod -= bound
 				*prob -= *prob >> moveBits
 				var dist uint32
-				rng, cod, inp = rcNorm(rng, cod, in, inp)
+				rng, cod, k = rcNorm(rng, cod, win, k)
 				prob = &z.isRepG1[state&15]
 				bound = (rng >> 11) * uint32(*prob)
 				if cod < bound {
@@ -423,7 +495,7 @@ loop:
 					rng -= bound
 					cod -= bound
 					*prob -= *prob >> moveBits
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					prob = &z.isRepG2[state&15]
 					bound = (rng >> 11) * uint32(*prob)
 					if cod < bound {
@@ -454,7 +526,7 @@ loop:
 		// two 3-bit trees share one decode, of the tree t chosen.
 		var length uint32
 		var t *[lenLowSyms]uint16
-		rng, cod, inp = rcNorm(rng, cod, in, inp)
+		rng, cod, k = rcNorm(rng, cod, win, k)
 		bound = (rng >> 11) * uint32(ld.choice)
 		if cod < bound {
 			rng = bound
@@ -464,7 +536,7 @@ loop:
 			rng -= bound
 			cod -= bound
 			ld.choice -= ld.choice >> moveBits
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			bound = (rng >> 11) * uint32(ld.choice2)
 			if cod < bound {
 				rng = bound
@@ -474,20 +546,33 @@ loop:
 				rng -= bound
 				cod -= bound
 				ld.choice2 -= ld.choice2 >> moveBits
-				m = 1
-				for range 8 {
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
-					rng, cod, m = rcTree(&ld.high[m&0xFF], rng, cod, m)
-				}
+				// Eight bits, unrolled.
+				h := &ld.high
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[1], rng, cod, 1)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
+				rng, cod, k = rcNorm(rng, cod, win, k)
+				rng, cod, m = rcTree(&h[m&0xFF], rng, cod, m)
 				length = m - lenHighSyms + lenLowSyms + lenMidSyms
 			}
 		}
 		if t != nil {
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&t[1], rng, cod, 1)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&t[m&7], rng, cod, m)
 			length += m - lenLowSyms
 		}
@@ -497,17 +582,17 @@ loop:
 			// reverse-coded low bits, from probabilities below slot 14
 			// and as direct bits with 4 aligned ones from there.
 			slots := &z.posSlot[min(length, numLenToPos-1)]
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[1], rng, cod, 1)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
-			rng, cod, inp = rcNorm(rng, cod, in, inp)
+			rng, cod, k = rcNorm(rng, cod, win, k)
 			rng, cod, m = rcTree(&slots[m&63], rng, cod, m)
 			slot := m - 64
 			dist := slot
@@ -515,19 +600,21 @@ loop:
 				nd := uint(slot>>1) - 1
 				dist = (2 | slot&1) << nd
 				if slot < endPosModel {
-					// probs[1:] of the reverse tree start at posDec[dist-slot].
-					probs := z.posDec[dist-slot:]
+					// The reverse tree's probs[1:] start at
+					// posDec[dist-slot]; the index masked to posDec's
+					// size needs no bounds check.
+					base := dist - slot
 					m, sym := uint32(1), uint32(0)
 					for i := range nd {
-						rng, cod, inp = rcNorm(rng, cod, in, inp)
-						rng, cod, m = rcTree(&probs[m&63], rng, cod, m)
+						rng, cod, k = rcNorm(rng, cod, win, k)
+						rng, cod, m = rcTree(&z.posDec[(base+m)&127], rng, cod, m)
 						sym |= (m & 1) << i
 					}
 					dist += sym
 				} else {
 					var direct uint32
 					for range (nd - numAlignBits) & 31 {
-						rng, cod, inp = rcNorm(rng, cod, in, inp)
+						rng, cod, k = rcNorm(rng, cod, win, k)
 						rng >>= 1
 						t := (cod - rng) >> 31 // 1 when cod < rng
 						cod -= rng & (t - 1)
@@ -535,13 +622,13 @@ loop:
 					}
 					dist += direct << numAlignBits
 					a := &z.align
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[1], rng, cod, 1)
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
-					rng, cod, inp = rcNorm(rng, cod, in, inp)
+					rng, cod, k = rcNorm(rng, cod, win, k)
 					rng, cod, m = rcTree(&a[m&15], rng, cod, m)
 					// m holds the four bits most significant first:
 					// reverse them.
@@ -572,6 +659,17 @@ loop:
 			end = len(out)
 		}
 		switch {
+		case d >= 16 && end+16 <= len(out):
+			// Sixteen bytes at a time, as below with eight.
+			for p < end {
+				w0 := binary.LittleEndian.Uint64(out[src : src+8])
+				w1 := binary.LittleEndian.Uint64(out[src+8 : src+16])
+				binary.LittleEndian.PutUint64(out[p:p+8], w0)
+				binary.LittleEndian.PutUint64(out[p+8:p+16], w1)
+				p += 16
+				src += 16
+			}
+			p = end
 		case d >= 8 && end+8 <= len(out):
 			// Eight bytes at a time, each word read from bytes already
 			// written; the last word may write up to 7 bytes past end,
@@ -598,6 +696,7 @@ loop:
 			}
 		}
 		if z.pending > 0 {
+			inp += k
 			break
 		}
 		continue loop
