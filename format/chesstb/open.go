@@ -92,24 +92,14 @@ func (tb *Tablebase) openAhead(ctx context.Context, n *node, kinds []Kind) {
 // opened reports whether the kind-k table of m has its final outcome, open
 // or known to be missing.
 func (tb *Tablebase) opened(k Kind, m material) bool {
-	tb.mu.RLock()
-	s := tb.tables[tableKey{k, m}]
-	tb.mu.RUnlock()
-	return s != nil && s.done.Load() != nil
+	_, done := tb.tables.Peek(tableKey{k, m})
+	return done
 }
 
 // openFile returns the kind-k table of m when it is open, else nil.
 func (tb *Tablebase) openFile(k Kind, m material) *tableFile {
-	tb.mu.RLock()
-	s := tb.tables[tableKey{k, m}]
-	tb.mu.RUnlock()
-	if s == nil {
-		return nil
-	}
-	if r := s.done.Load(); r != nil {
-		return r.file
-	}
-	return nil
+	f, _ := tb.tables.Peek(tableKey{k, m})
+	return f
 }
 
 // canPrefetch reports whether t's source can fetch ahead (it has a cache

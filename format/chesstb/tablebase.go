@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tbfs/tbfs/internal/blockcache"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -70,8 +70,8 @@ type Tablebase struct {
 	bg    *background // checksums running on their own
 	pool  *blockPool  // buffers of decoded WDL blocks
 
-	mu     sync.RWMutex
-	tables map[tableKey]*tableSlot
+	mu     sync.RWMutex // guards closed
+	tables *tableslot.Set[tableKey, *tableFile]
 	closed bool
 	// inflight counts probes running, so Close can wait for them.
 	inflight sync.WaitGroup
@@ -82,56 +82,21 @@ type tableKey struct {
 	mat  material
 }
 
-// tableSlot opens one table at most once; a transient failure is not kept,
-// so a later probe tries again.
-type tableSlot struct {
-	mu   sync.Mutex
-	done atomic.Pointer[slotResult] // set once the outcome is final
+// transient reports whether a failed open may succeed when tried again, so
+// it is not remembered: a transport failure, a source backing off, an
+// object replaced mid-open, a cancelled probe. Any other failure is.
+func transient(err error) bool {
+	return source.IsRetryable(err) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, source.ErrChanged) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-type slotResult struct {
-	file *tableFile
-	err  error
-	at   time.Time // when a table was found missing
-}
-
-// stale reports whether r is a remembered miss older than MissingTTL.
-func (tb *Tablebase) stale(r *slotResult) bool {
-	ttl := tb.opts.MissingTTL
-	if r.file != nil || ttl < 0 || !errors.Is(r.err, ErrNoTable) {
-		return false
-	}
-	if ttl == 0 {
-		ttl = DefaultMissingTTL
-	}
-	return tb.now().Sub(r.at) >= ttl
-}
-
-func (tb *Tablebase) now() time.Time {
-	if tb.opts.Now != nil {
-		return tb.opts.Now()
-	}
-	return time.Now()
-}
+func isNoTable(err error) bool { return errors.Is(err, ErrNoTable) }
 
 // forget drops f from the slot of key when the slot still holds it, drops
 // its decoded blocks and closes it: its object was replaced, and the next
 // probe that wants the table opens the new version.
 func (tb *Tablebase) forget(key tableKey, f *tableFile) {
-	tb.mu.RLock()
-	s := tb.tables[key]
-	tb.mu.RUnlock()
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	r := s.done.Load()
-	dropped := r != nil && r.file == f
-	if dropped {
-		s.done.Store(nil)
-	}
-	s.mu.Unlock()
-	if dropped {
+	if tb.tables.Forget(key, f) {
 		tb.cache.DropFile(f.id)
 		f.obj.Close()
 	}
@@ -157,13 +122,22 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 	if cache == nil {
 		cache = blockcache.New(budget)
 	}
+	ttl := opts.MissingTTL
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
 	return &Tablebase{
-		srcs:   append([]source.Source(nil), srcs...),
-		opts:   opts,
-		cache:  cache,
-		bg:     newBackground(),
-		pool:   &blockPool{},
-		tables: make(map[tableKey]*tableSlot),
+		srcs:  append([]source.Source(nil), srcs...),
+		opts:  opts,
+		cache: cache,
+		bg:    newBackground(),
+		pool:  &blockPool{},
+		tables: tableslot.New[tableKey, *tableFile](tableslot.Policy{
+			Keep:    func(err error) bool { return !transient(err) },
+			Expires: isNoTable,
+			TTL:     ttl,
+			Now:     opts.Now,
+		}, ErrClosed),
 	}, nil
 }
 
@@ -180,17 +154,12 @@ func (tb *Tablebase) Close() error {
 	tb.inflight.Wait()
 	tb.bg.stop()
 	var errs []error
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	for _, s := range tb.tables {
-		if r := s.done.Load(); r != nil && r.file != nil {
-			tb.cache.DropFile(r.file.id)
-			if err := r.file.obj.Close(); err != nil {
-				errs = append(errs, err)
-			}
+	for _, f := range tb.tables.Close() {
+		tb.cache.DropFile(f.id)
+		if err := f.obj.Close(); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	tb.tables = nil
 	return errors.Join(errs...)
 }
 
@@ -214,43 +183,13 @@ func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.Stats() }
 // error matching ErrNoTable when no source has it.
 func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile, error) {
 	key := tableKey{k, m}
-	tb.mu.RLock()
-	s := tb.tables[key]
-	tb.mu.RUnlock()
-	if s == nil {
-		tb.mu.Lock()
-		if tb.tables == nil {
-			tb.mu.Unlock()
-			return nil, ErrClosed
+	return tb.tables.Get(ctx, key, func(ctx context.Context) (*tableFile, error) {
+		f, err := tb.openTable(ctx, k, m)
+		if f != nil {
+			f.forget = func() { tb.forget(key, f) }
 		}
-		s = tb.tables[key]
-		if s == nil {
-			s = &tableSlot{}
-			tb.tables[key] = s
-		}
-		tb.mu.Unlock()
-	}
-	if r := s.done.Load(); r != nil && !tb.stale(r) {
-		return r.file, r.err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r := s.done.Load(); r != nil && !tb.stale(r) {
-		return r.file, r.err
-	}
-	// A miss dates from when the lookup began: one that started before the
-	// table appeared must not be trusted for a whole TTL after it.
-	asked := tb.now()
-	f, err := tb.openTable(ctx, k, m)
-	if err != nil && (source.IsRetryable(err) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, source.ErrChanged) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return nil, err
-	}
-	if f != nil {
-		f.forget = func() { tb.forget(key, f) }
-	}
-	s.done.Store(&slotResult{file: f, err: err, at: asked})
-	return f, err
+		return f, err
+	})
 }
 
 // openTable finds and opens a table file, reading its header and offsets.

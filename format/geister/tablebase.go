@@ -7,8 +7,8 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
-	"sync/atomic"
 
+	"github.com/tbfs/tbfs/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -34,20 +34,19 @@ type Tablebase struct {
 	sums     []sumsSlot // one per source
 	noVerify bool
 	cache    *FrameCache
-	slots    [NumMaterials]tableSlot
+	slots    [NumMaterials]tableslot.Slot[*tableState]
 
 	mu     sync.Mutex
 	closed bool
 }
 
-// tableSlot holds one material's table once it has been looked for.
-type tableSlot struct {
-	mu    sync.Mutex // serialises opening
-	state atomic.Pointer[tableState]
+// slotPolicy keeps a missing or a corrupt table for good; a transport
+// failure may go away, so it is looked for again next time.
+var slotPolicy = tableslot.Policy{
+	Keep: func(err error) bool { return errors.Is(err, ErrNoTable) || errors.Is(err, ErrCorrupt) },
 }
 
-// tableState is the outcome of looking for a material's table: a reader, or
-// an error that will not change (no such file, a corrupt file).
+// tableState is a material's open table.
 type tableState struct {
 	r    tableReader
 	name string
@@ -58,7 +57,6 @@ type tableState struct {
 	// set when the whole file was checked against its sums on open.
 	source   int
 	verified bool
-	err      error
 }
 
 // index returns p's entry in this table's layout.
@@ -119,45 +117,30 @@ func (tb *Tablebase) Close() error {
 	tb.closed = true
 	tb.mu.Unlock()
 	var errs []error
+	closed := errClosed()
 	for i := range tb.slots {
-		s := &tb.slots[i]
-		s.mu.Lock()
-		if st := s.state.Swap(&tableState{err: fmt.Errorf("geister: tablebase closed: %w", source.ErrClosed)}); st != nil && st.r != nil {
+		if st, ok := tb.slots[i].Close(closed); ok {
 			errs = append(errs, st.r.close())
 		}
-		s.mu.Unlock()
 	}
 	return errors.Join(errs...)
 }
 
 // table returns the reader of material m's table, opening it on first use.
 func (tb *Tablebase) table(ctx context.Context, m Material) (*tableState, error) {
-	s := &tb.slots[m.ID()]
-	if st := s.state.Load(); st != nil {
-		return st, st.err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st := s.state.Load(); st != nil {
-		return st, st.err
-	}
-	tb.mu.Lock()
-	closed := tb.closed
-	tb.mu.Unlock()
-	if closed {
-		return nil, fmt.Errorf("geister: tablebase closed: %w", source.ErrClosed)
-	}
-	st, err := tb.find(ctx, m)
-	if err != nil && !errors.Is(err, ErrNoTable) && !errors.Is(err, ErrCorrupt) {
-		// A transport failure may go away: look again next time.
-		return nil, err
-	}
-	if err != nil {
-		st = &tableState{err: err}
-	}
-	s.state.Store(st)
-	return st, st.err
+	return tb.slots[m.ID()].Get(ctx, &slotPolicy, func(ctx context.Context) (*tableState, error) {
+		tb.mu.Lock()
+		closed := tb.closed
+		tb.mu.Unlock()
+		if closed {
+			return nil, errClosed()
+		}
+		return tb.find(ctx, m)
+	})
 }
+
+// errClosed is the failure of a probe after Close.
+func errClosed() error { return fmt.Errorf("geister: tablebase closed: %w", source.ErrClosed) }
 
 // find looks for material m's table file in the sources.
 func (tb *Tablebase) find(ctx context.Context, m Material) (*tableState, error) {

@@ -71,22 +71,12 @@ func (tb *Tablebase) openAhead(pos *chess.Position, kinds ...Kind) {
 // opened reports whether the kind-k table of m has a final outcome (open,
 // or known to be missing or corrupt).
 func (tb *Tablebase) opened(k Kind, m material) bool {
-	tb.mu.RLock()
-	s := tb.tables[tableKey{k, m}]
-	tb.mu.RUnlock()
-	return s != nil && s.done.Load() != nil
+	_, done := tb.tables.Peek(tableKey{k, m})
+	return done
 }
 
 // openedFile returns the kind-k table of m when it is open, else nil.
 func (tb *Tablebase) openedFile(k Kind, m material) *tableFile {
-	tb.mu.RLock()
-	s := tb.tables[tableKey{k, m}]
-	tb.mu.RUnlock()
-	if s == nil {
-		return nil
-	}
-	if r := s.done.Load(); r != nil {
-		return r.file
-	}
-	return nil
+	f, _ := tb.tables.Peek(tableKey{k, m})
+	return f
 }

@@ -106,17 +106,11 @@ func mmapSource(t testing.TB, dir string) source.Source {
 // against a manifest (and so answered without the whole-file gate).
 func checkAllManifested(t *testing.T, tb *Tablebase) {
 	t.Helper()
-	tb.mu.RLock()
-	defer tb.mu.RUnlock()
 	n := 0
-	for key, s := range tb.tables {
-		r := s.done.Load()
-		if r == nil || r.file == nil {
-			continue
-		}
+	for key, f := range tb.tables.All() {
 		n++
-		if r.file.sums == nil || r.file.gate != nil {
-			t.Errorf("%s%s opened without its manifest: %v", key.mat.name(), key.kind.Ext(), r.file.sumsIgnored)
+		if f.sums == nil || f.gate != nil {
+			t.Errorf("%s%s opened without its manifest: %v", key.mat.name(), key.kind.Ext(), f.sumsIgnored)
 		}
 	}
 	if n == 0 {

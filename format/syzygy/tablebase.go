@@ -12,6 +12,7 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/internal/sidecar"
+	"github.com/tbfs/tbfs/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -68,8 +69,8 @@ type Tablebase struct {
 	cache *blockcache.Cache
 	opts  Options
 
-	mu     sync.RWMutex
-	tables map[tableKey]*tableSlot
+	mu     sync.RWMutex // guards closed
+	tables *tableslot.Set[tableKey, *tableFile]
 	closed bool
 	// Probes in flight, counted without a lock: Close sets closing, and
 	// the last probe out (or Close itself, when none is in) closes idle.
@@ -102,17 +103,12 @@ type tableKey struct {
 	mat  material // canonical
 }
 
-// tableSlot opens one table at most once; a transient failure is not kept.
-type tableSlot struct {
-	mu   sync.Mutex
-	done atomic.Pointer[slotResult]
-}
+// final reports whether a failed open is remembered: a missing table (for
+// MissingTTL) or a corrupt one. Anything else (a transport failure, a
+// replaced object, a cancelled probe) is tried again next time.
+func final(err error) bool { return errors.Is(err, ErrNoTable) || errors.Is(err, ErrCorrupt) }
 
-type slotResult struct {
-	file *tableFile
-	err  error
-	at   time.Time
-}
+func isNoTable(err error) bool { return errors.Is(err, ErrNoTable) }
 
 // Open returns a Tablebase over srcs, searched in order: for each table the
 // first source holding it wins. A table is looked up in the kind's folder
@@ -134,12 +130,18 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		}
 		cache = blockcache.New(budget)
 	}
+	ttl := opts.MissingTTL
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
 	tb := &Tablebase{
-		srcs:   append([]source.Source(nil), srcs...),
-		cache:  cache,
-		opts:   opts,
-		tables: make(map[tableKey]*tableSlot),
-		idle:   make(chan struct{}),
+		srcs:  append([]source.Source(nil), srcs...),
+		cache: cache,
+		opts:  opts,
+		tables: tableslot.New[tableKey, *tableFile](tableslot.Policy{
+			Keep: final, Expires: isNoTable, TTL: ttl, Now: opts.Now,
+		}, ErrClosed),
+		idle: make(chan struct{}),
 
 		checksumRuns: make(chan struct{}, maxChecksumRuns),
 	}
@@ -164,18 +166,13 @@ func (tb *Tablebase) Close() error {
 	<-tb.idle
 	tb.bgCancel()
 	tb.bgWG.Wait()
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
 	var errs []error
-	for _, s := range tb.tables {
-		if r := s.done.Load(); r != nil && r.file != nil {
-			tb.cache.DropFile(r.file.id)
-			if err := r.file.obj.Close(); err != nil {
-				errs = append(errs, err)
-			}
+	for _, f := range tb.tables.Close() {
+		tb.cache.DropFile(f.id)
+		if err := f.obj.Close(); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	tb.tables = nil
 	return errors.Join(errs...)
 }
 
@@ -201,25 +198,6 @@ func (tb *Tablebase) exit() {
 // held (in the shared cache, when Options.BlockCache set one: then across
 // every reader using it).
 func (tb *Tablebase) CacheStats() (used, peak int64) { return tb.cache.Stats() }
-
-func (tb *Tablebase) now() time.Time {
-	if tb.opts.Now != nil {
-		return tb.opts.Now()
-	}
-	return time.Now()
-}
-
-// stale reports whether r is a remembered miss older than MissingTTL.
-func (tb *Tablebase) stale(r *slotResult) bool {
-	ttl := tb.opts.MissingTTL
-	if r.file != nil || ttl < 0 || !errors.Is(r.err, ErrNoTable) {
-		return false
-	}
-	if ttl == 0 {
-		ttl = DefaultMissingTTL
-	}
-	return tb.now().Sub(r.at) >= ttl
-}
 
 // recentTable is one entry of Tablebase.recent.
 type recentTable struct {
@@ -264,36 +242,11 @@ func (tb *Tablebase) tableFor(ctx context.Context, pos *chess.Position, k Kind) 
 // table returns the open kind-k table of canonical material m.
 func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile, error) {
 	key := tableKey{k, m}
-	tb.mu.RLock()
-	s := tb.tables[key]
-	tb.mu.RUnlock()
-	if s != nil {
-		if r := s.done.Load(); r != nil && !tb.stale(r) {
-			return r.file, r.err
+	return tb.tables.Get(ctx, key, func(ctx context.Context) (*tableFile, error) {
+		f, err := tb.openTable(ctx, k, m)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		tb.mu.Lock()
-		if tb.tables == nil {
-			tb.mu.Unlock()
-			return nil, ErrClosed
-		}
-		if s = tb.tables[key]; s == nil {
-			s = &tableSlot{}
-			tb.tables[key] = s
-		}
-		tb.mu.Unlock()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r := s.done.Load(); r != nil && !tb.stale(r) {
-		return r.file, r.err
-	}
-	asked := tb.now()
-	f, err := tb.openTable(ctx, k, m)
-	if err != nil && !errors.Is(err, ErrNoTable) && !errors.Is(err, ErrCorrupt) {
-		return nil, err // transient, changed, cancelled: try again next time
-	}
-	if f != nil {
 		if _, remote := f.obj.(source.Prefetcher); remote {
 			tb.openedRemote.Store(true)
 		} else {
@@ -304,28 +257,14 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 		if f.sums == nil && !tb.opts.SkipChecksums {
 			f.gate = tb.newChecksumGate(f.obj)
 		}
-	}
-	s.done.Store(&slotResult{file: f, err: err, at: asked})
-	return f, err
+		return f, nil
+	})
 }
 
 // forget drops f from its slot, once a read found its object replaced, so
 // the next probe opens the new version.
 func (tb *Tablebase) forget(key tableKey, f *tableFile) {
-	tb.mu.RLock()
-	s := tb.tables[key]
-	tb.mu.RUnlock()
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	r := s.done.Load()
-	dropped := r != nil && r.file == f
-	if dropped {
-		s.done.Store(nil)
-	}
-	s.mu.Unlock()
-	if dropped {
+	if tb.tables.Forget(key, f) {
 		for i := range tb.recent {
 			if r := tb.recent[i].Load(); r != nil && r.file == f {
 				tb.recent[i].CompareAndSwap(r, nil)
