@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -148,4 +149,14 @@ func Invalid(format string, args ...any) error {
 // (ErrUnavailable), which stays the same until its back-off ends.
 func IsRetryable(err error) bool {
 	return errors.Is(err, ErrTransient) && !errors.Is(err, ErrUnavailable)
+}
+
+// Momentary reports whether a failed call may well succeed when made again
+// soon, so a reader should not remember it: a transient transport failure,
+// a source backing off (ErrUnavailable), an object replaced mid-call, a
+// cancelled or timed-out context. Any other failure (a missing object, a
+// refusal, a bad request) says something about the object that lasts.
+func Momentary(err error) bool {
+	return errors.Is(err, ErrTransient) || errors.Is(err, ErrChanged) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -42,7 +42,7 @@ func (tf *tableFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&tf.pluginDir, "plugin-dir", "", "`DIR` of tbfs-source-* transport plugins (also $"+host.EnvDir+")")
 	fs.Var(&tf.pluginChecksums, "plugin-sha256", "`NAME=HEX`: run plugin NAME only if its binary has this SHA-256 (repeatable; when given, unpinned plugins do not run)")
 	fs.IntVar(&tf.maxRequests, "max-requests", limit.DefaultRequests, "requests in flight at once to each remote table location")
-	tf.metadataTTL.Register(fs, "how long a listing of a remote table location, and a table found missing, answer which tables exist")
+	tf.metadataTTL.Register(fs, "how long a listing of a remote table location, and a table found missing or refused, answer which tables exist")
 	tf.manifests.Register(fs)
 	tf.decoded.Register(fs)
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -405,13 +406,18 @@ func TestClose(t *testing.T) {
 type flakySource struct {
 	source.Source
 	healed atomic.Bool
+	fail   error // what a table's open fails with until healed; nil: a connection reset
 }
 
 func (f *flakySource) Open(ctx context.Context, name string) (source.Object, error) {
 	if strings.HasSuffix(name, ManifestSuffix) || f.healed.Load() {
 		return f.Source.Open(ctx, name)
 	}
-	return nil, &source.Error{Op: "open", Name: name, Err: source.Transient(errors.New("connection reset"))}
+	err := f.fail
+	if err == nil {
+		err = source.Transient(errors.New("connection reset"))
+	}
+	return nil, &source.Error{Op: "open", Name: name, Err: err}
 }
 
 func TestTransientOpen(t *testing.T) {
@@ -438,6 +444,40 @@ func TestTransientOpen(t *testing.T) {
 	flaky.healed.Store(true)
 	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
 		t.Fatalf("retry: %d %v", w, err)
+	}
+}
+
+// TestPermanentOpenExpires: a table whose open failed for good (a 403
+// from a bucket) is remembered, so probes within MissingTTL send no
+// request for it, and asked again once the TTL has passed, so a server
+// whose bucket policy is mended answers without a restart. Arbiter: the
+// failures the test injects, and KRK's WDL as TestTransientOpen has it.
+func TestPermanentOpenExpires(t *testing.T) {
+	src, err := mmap.New(testenv.Testdata(t, "chesstb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	flaky := &flakySource{Source: src, fail: source.Permanent(errors.New("403 Forbidden"))}
+	var now atomic.Int64
+	tb, err := Open(Options{MissingTTL: time.Minute, Now: func() time.Time { return time.Unix(now.Load(), 0) }}, flaky)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	ctx := context.Background()
+	pos := mustFEN(t, fenKRK)
+	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
+		t.Fatalf("first probe: %v, want the permanent failure", err)
+	}
+	tb.inflight.Wait()
+	flaky.healed.Store(true)
+	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
+		t.Fatalf("probe within the TTL: %v, want the remembered failure", err)
+	}
+	now.Add(61)
+	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
+		t.Fatalf("probe after the TTL: %d %v, want 2", w, err)
 	}
 }
 

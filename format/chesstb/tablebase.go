@@ -43,10 +43,10 @@ type Options struct {
 	RequireManifest bool
 	// NoManifests ignores manifests altogether (for writing new ones).
 	NoManifests bool
-	// MissingTTL is how long "no source has this table" is remembered
-	// before the sources are asked again, so a table that a mirror
-	// briefly lacked (a 404 during an upload) is found again in a
-	// long-running server. Zero means DefaultMissingTTL; negative, for
+	// MissingTTL is how long "no source has this table", or a source's
+	// lasting refusal of it (a 403), is remembered before the sources are
+	// asked again, so a table that a mirror briefly lacked (a 404 during
+	// an upload) is found again in a long-running server. Zero means DefaultMissingTTL; negative, for
 	// the life of the Tablebase. (The sources may cache misses too: see
 	// source/listcache, whose TTL front ends set to the same value.)
 	MissingTTL time.Duration
@@ -82,15 +82,19 @@ type tableKey struct {
 	mat  material
 }
 
-// transient reports whether a failed open may succeed when tried again, so
-// it is not remembered: a transport failure, a source backing off, an
-// object replaced mid-open, a cancelled probe. Any other failure is.
-func transient(err error) bool {
-	return source.IsRetryable(err) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, source.ErrChanged) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+// tablePolicy remembers every failed open that is not momentary
+// (source.Momentary), so probes in a burst send no request for a table
+// known to be missing or refused, and asks again after the TTL, so a table
+// uploaded later or a bucket policy mended is found without a restart;
+// only a corrupt table is refused for the Tablebase's life.
+func tablePolicy(ttl time.Duration, now func() time.Time) tableslot.Policy {
+	return tableslot.Policy{
+		Keep:    func(err error) bool { return !source.Momentary(err) },
+		Expires: func(err error) bool { return !errors.Is(err, ErrCorrupt) },
+		TTL:     ttl,
+		Now:     now,
+	}
 }
-
-func isNoTable(err error) bool { return errors.Is(err, ErrNoTable) }
 
 // forget drops f from the slot of key when the slot still holds it, drops
 // its decoded blocks and closes it: its object was replaced, and the next
@@ -127,17 +131,12 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		ttl = DefaultMissingTTL
 	}
 	return &Tablebase{
-		srcs:  append([]source.Source(nil), srcs...),
-		opts:  opts,
-		cache: cache,
-		bg:    newBackground(),
-		pool:  &blockPool{},
-		tables: tableslot.New[tableKey, *tableFile](tableslot.Policy{
-			Keep:    func(err error) bool { return !transient(err) },
-			Expires: isNoTable,
-			TTL:     ttl,
-			Now:     opts.Now,
-		}, ErrClosed),
+		srcs:   append([]source.Source(nil), srcs...),
+		opts:   opts,
+		cache:  cache,
+		bg:     newBackground(),
+		pool:   &blockPool{},
+		tables: tableslot.New[tableKey, *tableFile](tablePolicy(ttl, opts.Now), ErrClosed),
 	}, nil
 }
 

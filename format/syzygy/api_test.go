@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -212,6 +213,55 @@ func TestMissingTTL(t *testing.T) {
 	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrNoTable) {
 		t.Fatalf("within the TTL: %v", err)
 	}
+	clock.Add(2 * time.Minute)
+	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
+		t.Fatalf("after the TTL: %d, %v", v, err)
+	}
+}
+
+// refusingSource refuses every open for good (a bucket's 403) until healed.
+type refusingSource struct {
+	source.Source
+	healed atomic.Bool
+	opens  atomic.Int64
+}
+
+func (r *refusingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	if strings.HasSuffix(name, ManifestSuffix) || r.healed.Load() {
+		return r.Source.Open(ctx, name)
+	}
+	r.opens.Add(1)
+	return nil, &source.Error{Op: "open", Name: name, Err: source.Permanent(errors.New("403 Forbidden"))}
+}
+
+// TestRefusedOpenExpires: a table a source refuses for good is remembered
+// for MissingTTL, so a burst of probes sends no further request for it, and
+// asked again after it, so a mended bucket policy needs no restart.
+// Arbiter: the refusals the test injects; the oracle's win for KQvK.
+func TestRefusedOpenExpires(t *testing.T) {
+	ref := &refusingSource{Source: fixtureSource(t)}
+	clock := testenv.NewClock(time.Unix(0, 0))
+	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	ctx := context.Background()
+	// Oracle (probe.tsv): KQ6/8/8/6k1/8/8/8/8 w is a win.
+	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
+	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
+		t.Fatalf("first probe: %v, want the refusal", err)
+	}
+	opens := ref.opens.Load()
+	for range 5 {
+		if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
+			t.Fatalf("within the TTL: %v, want the remembered refusal", err)
+		}
+	}
+	if n := ref.opens.Load(); n != opens {
+		t.Errorf("probes within the TTL sent %d more opens, want none", n-opens)
+	}
+	ref.healed.Store(true)
 	clock.Add(2 * time.Minute)
 	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
 		t.Fatalf("after the TTL: %d, %v", v, err)

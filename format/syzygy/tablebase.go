@@ -34,9 +34,10 @@ type Options struct {
 	// BlockCache, when set, is a cache shared with other readers (chesstb),
 	// so one budget bounds them all; BlockCacheBytes is then ignored.
 	BlockCache *blockcache.Cache
-	// MissingTTL is how long "no source has this table" is remembered
-	// before the sources are asked again. Zero means DefaultMissingTTL;
-	// negative, for the life of the Tablebase.
+	// MissingTTL is how long "no source has this table", or a source's
+	// lasting refusal of it (a 403), is remembered before the sources are
+	// asked again. Zero means DefaultMissingTTL; negative, for the life of
+	// the Tablebase.
 	MissingTTL time.Duration
 	// Now tells the time for MissingTTL; nil means time.Now.
 	Now func() time.Time
@@ -103,12 +104,13 @@ type tableKey struct {
 	mat  material // canonical
 }
 
-// final reports whether a failed open is remembered: a missing table (for
-// MissingTTL) or a corrupt one. Anything else (a transport failure, a
-// replaced object, a cancelled probe) is tried again next time.
-func final(err error) bool { return errors.Is(err, ErrNoTable) || errors.Is(err, ErrCorrupt) }
+// lasting reports whether a failed open is remembered: anything but a
+// momentary failure (source.Momentary). A corrupt table is remembered for
+// good; any other remembered failure (a missing table, a 403) for
+// MissingTTL.
+func lasting(err error) bool { return !source.Momentary(err) }
 
-func isNoTable(err error) bool { return errors.Is(err, ErrNoTable) }
+func notCorrupt(err error) bool { return !errors.Is(err, ErrCorrupt) }
 
 // Open returns a Tablebase over srcs, searched in order: for each table the
 // first source holding it wins. A table is looked up in the kind's folder
@@ -139,7 +141,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		cache: cache,
 		opts:  opts,
 		tables: tableslot.New[tableKey, *tableFile](tableslot.Policy{
-			Keep: final, Expires: isNoTable, TTL: ttl, Now: opts.Now,
+			Keep: lasting, Expires: notCorrupt, TTL: ttl, Now: opts.Now,
 		}, ErrClosed),
 		idle: make(chan struct{}),
 
