@@ -63,6 +63,33 @@ type benchPass struct {
 	// PeakRSS is the process's peak resident set size so far (the
 	// maximum /usr/bin/time reports), 0 where the system does not say.
 	PeakRSS int64 `json:"peak_rss_bytes"`
+	// LZMA is what the pass decompressed from each distance kind's LZMA
+	// blocks, the kinds it decoded nothing of left out.
+	LZMA []lzmaPass `json:"lzma,omitempty"`
+}
+
+// lzmaPass is one table kind's LZMA decoding in a pass (chesstb.DecodeStat).
+type lzmaPass struct {
+	Kind       string `json:"kind"`
+	Blocks     int64  `json:"blocks"`
+	BlockBytes int64  `json:"block_bytes"`
+	Decoded    int64  `json:"decoded_bytes"`
+}
+
+// lzmaKinds are the table kinds whose blocks are LZMA.
+var lzmaKinds = []chesstb.Kind{chesstb.KindDTZ, chesstb.KindDTC, chesstb.KindDTM, chesstb.KindDTM50}
+
+// lzmaSince is what each LZMA kind decoded since before was taken.
+func lzmaSince(tb *chesstb.Tablebase, before []chesstb.DecodeStat) []lzmaPass {
+	var out []lzmaPass
+	for i, k := range lzmaKinds {
+		st := tb.DecodeStats(k)
+		if d := (lzmaPass{Kind: k.String(), Blocks: st.Blocks - before[i].Blocks,
+			BlockBytes: st.BlockBytes - before[i].BlockBytes, Decoded: st.Decoded - before[i].Decoded}); d.Blocks != 0 || d.Decoded != 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // benchOptions are bench's flags.
@@ -235,6 +262,10 @@ func startCPUProfile(path string) (stop func() error, err error) {
 func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p int,
 	probe func(context.Context, *chess.Position) error, advance func(int64)) (benchPass, error) {
 	before := ts.Stats()
+	lzmaBefore := make([]chesstb.DecodeStat, len(lzmaKinds))
+	for i, k := range lzmaKinds {
+		lzmaBefore[i] = ts.tb.DecodeStats(k)
+	}
 	cpu0 := processCPU()
 	lat := make([]time.Duration, len(positions))
 	errs := make([]error, len(positions))
@@ -298,6 +329,7 @@ func benchRun(ctx context.Context, ts *tableSet, positions []chess.Position, p i
 	pass.RequestsPerPrb = float64(pass.Requests) / float64(len(positions))
 	pass.BlockCacheUsed, _ = ts.tb.CacheStats()
 	pass.PeakRSS = processPeakRSS()
+	pass.LZMA = lzmaSince(ts.tb, lzmaBefore)
 	return pass, firstErr
 }
 
@@ -316,6 +348,13 @@ func writePass(w io.Writer, p *benchPass) {
 		hit, p.Requests, p.RequestsPerPrb, p.Opens, p.Reads, p.Lists, cli.FormatSize(p.Bytes), cli.FormatSize(p.BlockCacheUsed))
 	if p.PeakRSS > 0 {
 		fmt.Fprintf(w, "  peak resident memory of the process so far %s\n", cli.FormatSize(p.PeakRSS))
+	}
+	if len(p.LZMA) > 0 {
+		parts := make([]string, len(p.LZMA))
+		for i, l := range p.LZMA {
+			parts[i] = fmt.Sprintf("%s %s of %s in %d blocks", l.Kind, cli.FormatSize(l.Decoded), cli.FormatSize(l.BlockBytes), l.Blocks)
+		}
+		fmt.Fprintf(w, "  LZMA decoded: %s\n", strings.Join(parts, ", "))
 	}
 }
 

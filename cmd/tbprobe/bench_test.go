@@ -57,6 +57,19 @@ func TestBenchFixtures(t *testing.T) {
 	if p[0].Requests == 0 || p[1].Requests != 0 {
 		t.Errorf("requests cold %d, warm %d: want some, then none", p[0].Requests, p[1].Requests)
 	}
+	// The cold pass decodes LZMA blocks, never more of one than it holds;
+	// the warm pass finds what it reads decoded already.
+	if len(p[0].LZMA) == 0 {
+		t.Error("cold pass: no LZMA decoding reported")
+	}
+	for _, l := range p[0].LZMA {
+		if l.Blocks <= 0 || l.Decoded <= 0 || l.Decoded > l.BlockBytes {
+			t.Errorf("cold pass LZMA %+v: want blocks, and 0 < decoded <= block bytes", l)
+		}
+	}
+	if len(p[1].LZMA) != 0 {
+		t.Errorf("warm pass decoded LZMA: %+v", p[1].LZMA)
+	}
 	first, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,8 @@ type tableFile struct {
 	// pool holds the buffers of decoded WDL blocks, shared by the
 	// Tablebase's files.
 	pool *blockPool
+	// decodes counts what this kind's LZMA blocks decode (nil: nothing).
+	decodes *decodeCounter
 }
 
 // checkChanged forgets the file when err says its object was replaced
@@ -339,6 +341,8 @@ type lzmaBlock struct {
 	// then on its growth would no longer count against the budget, so a
 	// probe's own memory of it must not decode it any further.
 	evicted atomic.Bool
+	// count, when set, is told the bytes each decode adds.
+	count *decodeCounter
 }
 
 // tierLZMABlock is a block of size bytes read from the decoded store by r,
@@ -361,6 +365,15 @@ func (lb *lzmaBlock) MarkEvicted() { lb.evicted.Store(true) }
 func newLZMABlock(z *lzma.Decoder, size int) *lzmaBlock {
 	lb := &lzmaBlock{size: size, dec: z}
 	lb.view.Store(&lb.buf)
+	return lb
+}
+
+// newLZMABlock is newLZMABlock for a block of t, counted in t's decode
+// statistics.
+func (t *tableFile) newLZMABlock(z *lzma.Decoder, size int) *lzmaBlock {
+	lb := newLZMABlock(z, size)
+	lb.count = t.decodes
+	t.decodes.begin(size)
 	return lb
 }
 
@@ -418,7 +431,9 @@ func (lb *lzmaBlock) upTo(n int) ([]byte, error) {
 			lb.onGrow(delta)
 		}
 	}
+	from := pos
 	pos, err := lb.dec.Decode(lb.buf, n)
+	lb.count.add(pos - from)
 	if err == nil && pos < n {
 		err = fmt.Errorf("decoding stopped at byte %d short of %d", pos, n)
 	}

@@ -89,7 +89,7 @@ func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int
 				if err != nil {
 					return nil, err
 				}
-				return newLZMABlock(z, size).upTo(size)
+				return t.newLZMABlock(z, size).upTo(size)
 			}), nil
 		}
 	}
@@ -97,7 +97,7 @@ func (t *tableFile) openLZMABlock(ctx context.Context, c int, b uint64, size int
 	if err != nil {
 		return nil, err
 	}
-	lb := newLZMABlock(z, z.Size())
+	lb := t.newLZMABlock(z, z.Size())
 	if tiered {
 		data, err := lb.upTo(size)
 		if err != nil {

@@ -75,6 +75,8 @@ type Tablebase struct {
 	closed bool
 	// inflight counts probes running, so Close can wait for them.
 	inflight sync.WaitGroup
+	// decodes counts, per kind, what probes decoded from LZMA.
+	decodes [numKinds]decodeCounter
 }
 
 type tableKey struct {
@@ -236,5 +238,5 @@ func (tb *Tablebase) load(ctx context.Context, obj source.Object, name string, k
 		return nil, &FileError{File: name, Block: -1, Err: err}
 	}
 	return &tableFile{id: blockcache.NewFileID(), kind: k, name: name, obj: obj, cfg: cfg, hdr: h, cache: tb.cache,
-		decoded: tb.opts.DecodedBlocks, pool: tb.pool}, nil
+		decoded: tb.opts.DecodedBlocks, pool: tb.pool, decodes: &tb.decodes[k]}, nil
 }
