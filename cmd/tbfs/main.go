@@ -328,7 +328,7 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	}
 	defer tb.Close()
 
-	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize}, gsts.Sources()...)
+	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL()}, gsts.Sources()...)
 	if err != nil {
 		return err
 	}

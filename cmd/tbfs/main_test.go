@@ -331,3 +331,42 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestGeisterMetadataTTL: with --metadata-ttl 0 a Geister table copied
+// into the --geister location after a read found it missing answers the
+// next read of another board of it (the kernel may keep the first board's
+// file, error and all: the tree's files count as immutable). The expected
+// value is the reference runtime's (testdata/geister/values_id000.tsv,
+// pos_id 4).
+func TestGeisterMetadataTTL(t *testing.T) {
+	dir := t.TempDir()
+	mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"), "--geister", dir, "--metadata-ttl", "0")
+	board := filepath.Join(mnt, "geister", "...r../....../..B.../.R..../....../b......json")
+	var d struct {
+		Value *int
+		Error string
+	}
+	if b, err := os.ReadFile(board); err != nil || json.Unmarshal(b, &d) != nil || d.Value != nil || d.Error == "" {
+		t.Fatalf("board read with no table: %s (%v), want an error", b, err)
+	}
+	name := "id000_pb1pr1ob1or1_obsblk.bin"
+	table, err := os.ReadFile(testenv.Testdata(t, "geister", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), table, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(mnt, "geister", "....../B..r../....R./....../b...../.......json"))
+	if err != nil {
+		t.Fatalf("after the table appeared: %v\n%s", err, p.Stderr)
+	}
+	d.Value, d.Error = nil, ""
+	if err := json.Unmarshal(b, &d); err != nil || d.Value == nil || *d.Value != 3 {
+		t.Fatalf("geister board after the table appeared: %s (%v), want value 3", b, err)
+	}
+	p.Cmd.Process.Signal(syscall.SIGINT)
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.Stderr)
+	}
+}

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
 	"github.com/tbfs/tbfs/source/fssource"
@@ -69,6 +71,9 @@ type geisterOptions struct {
 	asJSON   bool
 	children bool
 	parallel int
+	// metadataTTL bounds how long a table found missing or refused is
+	// remembered, as the chess side's flag does.
+	metadataTTL tables.MetadataTTL
 }
 
 // newGeisterCmd is "tbprobe geister" with its build, play and serve
@@ -90,6 +95,7 @@ func newGeisterCmd() *cobra.Command {
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per board")
 	fs.BoolVar(&o.children, "children", false, "list every legal move with its child's value")
 	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
+	o.metadataTTL.Register(fs, geisterTTLUsage)
 	cmd.AddCommand(newGeisterBuildCmd(), newGeisterPlayCmd(), newGeisterServeCmd())
 	return cmd
 }
@@ -104,7 +110,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
-	tb, err := openGeister(ctx, tables)
+	tb, err := openGeister(ctx, tables, o.metadataTTL.TTL())
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
@@ -210,10 +216,14 @@ func describe(v uint8) string {
 	return fmt.Sprintf("%s in %d", r.Outcome, r.Plies)
 }
 
+// geisterTTLUsage is --metadata-ttl's usage in the Geister commands.
+const geisterTTLUsage = "how long a table found missing or refused answers that it is"
+
 // openGeister opens the Geister tables at urls (searched in order), or the
 // fixture tables built into the binary when urls is empty, so "tbprobe
-// geister" answers from any directory as the chess side does.
-func openGeister(ctx context.Context, urls []string) (*geisterTables, error) {
+// geister" answers from any directory as the chess side does. A table
+// found missing or refused is asked for again after missingTTL.
+func openGeister(ctx context.Context, urls []string, missingTTL time.Duration) (*geisterTables, error) {
 	var srcs []source.Source
 	closeAll := func() {
 		for _, s := range srcs {
@@ -235,7 +245,7 @@ func openGeister(ctx context.Context, urls []string) (*geisterTables, error) {
 		}
 		srcs = append(srcs, s)
 	}
-	tb, err := geister.Open(geister.Options{}, srcs...)
+	tb, err := geister.Open(geister.Options{MissingTTL: missingTTL}, srcs...)
 	if err != nil {
 		closeAll()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -188,4 +189,59 @@ func TestGeisterEmbeddedOracle(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", res.code, res.stderr)
 	}
 	checkGeisterAnswers(t, strings.NewReader(res.stdout), boards, values)
+}
+
+// TestGeisterMetadataTTL: in one batch run, a board whose table is copied
+// into --tables after a first probe found it missing is answered by the
+// next probe with --metadata-ttl 0, and stays missing with the default
+// TTL. Arbiter: the reference value of the committed oracle's first board.
+func TestGeisterMetadataTTL(t *testing.T) {
+	boards, values := geisterOracle(t)
+	table, err := os.ReadFile(testenv.Testdata(t, "geister", "id000_pb1pr1ob1or1_obsblk.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flag      string
+		findsLate bool
+	}{{"0", true}, {"5m", false}} {
+		dir := t.TempDir()
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan int, 1)
+		var stderr bytes.Buffer
+		go func() {
+			code := runGeister(context.Background(), []string{"--json", "--parallel", "1", "--tables", dir, "--metadata-ttl", c.flag}, inR, outW, &stderr)
+			outW.Close()
+			done <- code
+		}()
+		answers := json.NewDecoder(outR)
+		ask := func() geisterJSON {
+			t.Helper()
+			if _, err := io.WriteString(inW, boards[0]+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			var ans geisterJSON
+			if err := answers.Decode(&ans); err != nil {
+				t.Fatalf("--metadata-ttl %s: %v (stderr %s)", c.flag, err, stderr.String())
+			}
+			return ans
+		}
+		if ans := ask(); ans.Error == "" {
+			t.Fatalf("--metadata-ttl %s: probe of an empty location answered %+v", c.flag, ans)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "id000_pb1pr1ob1or1_obsblk.bin"), table, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ans := ask()
+		switch {
+		case c.findsLate && (ans.Value == nil || int(*ans.Value) != values[0]):
+			t.Errorf("--metadata-ttl %s: after the table appeared: %+v; oracle %d", c.flag, ans, values[0])
+		case !c.findsLate && ans.Error == "":
+			t.Errorf("--metadata-ttl %s: the miss was not remembered: %+v", c.flag, ans)
+		}
+		inW.Close()
+		io.Copy(io.Discard, outR)
+		<-done
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tbfs/tbfs/geister/gat/match"
 	"github.com/tbfs/tbfs/geister/gat/player"
 	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/tables"
 )
 
 // geisterPlayLong is geister play's help text.
@@ -44,6 +45,7 @@ type geisterPlayOptions struct {
 	tables      []string
 	server, red string
 	timeout     time.Duration
+	metadataTTL tables.MetadataTTL
 }
 
 // newGeisterPlayCmd is "tbprobe geister play".
@@ -62,6 +64,7 @@ func newGeisterPlayCmd() *cobra.Command {
 	fs.StringVar(&o.server, "server", "", "the server's address, HOST:PORT")
 	fs.StringVar(&o.red, "red", "ABCD", "the four own pieces to make red")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")
+	o.metadataTTL.Register(fs, geisterTTLUsage)
 	return cmd
 }
 
@@ -77,7 +80,7 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		fmt.Fprintf(stderr, "tbprobe geister play: --red %q: %v\n", o.red, err)
 		return 2
 	}
-	gt, err := openGeister(ctx, tables)
+	gt, err := openGeister(ctx, tables, o.metadataTTL.TTL())
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister play: %v\n", err)
 		return 2

@@ -42,6 +42,13 @@ type sumsSlot struct {
 	err  error
 }
 
+// reset forgets the manifest read, so the next open reads it again.
+func (s *sumsSlot) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done, s.sums, s.err = false, nil, nil
+}
+
 // parseSums reads a manifest in sha256sum's format ("HEX  NAME" or
 // "HEX *NAME"). A line that is not one is an error, not skipped: a damaged
 // manifest must not quietly stop checking the tables it lists.

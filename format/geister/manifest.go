@@ -183,7 +183,7 @@ func (tb *Tablebase) Manifest(ctx context.Context, m Material) ([]byte, error) {
 	buf := make([]byte, manifestChunk)
 	for lo := uint64(0); lo < mf.entries; lo += manifestChunk {
 		p := buf[:min(manifestChunk, mf.entries-lo)]
-		if err := st.r.read(ctx, p, lo); err != nil {
+		if err := st.read(ctx, p, lo); err != nil {
 			return nil, err
 		}
 		mf.add(h, p)

@@ -198,11 +198,11 @@ func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Mate
 			if err != nil {
 				return m, 0, nil, err
 			}
-			if err := st.r.read(ctx, run[i:i+1], idx); err != nil {
+			if err := st.read(ctx, run[i:i+1], idx); err != nil {
 				return m, 0, nil, err
 			}
 		}
-	} else if err := st.r.read(ctx, run, first); err != nil {
+	} else if err := st.read(ctx, run, first); err != nil {
 		return m, 0, nil, err
 	}
 	for i := range colourings {

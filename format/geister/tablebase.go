@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tbfs/tbfs/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
@@ -25,7 +26,19 @@ type Options struct {
 	// reads the whole table once; without it a damaged table may answer
 	// with a wrong value.
 	NoVerify bool
+	// MissingTTL is how long "no source has this table", or a source's
+	// lasting refusal of it (a 403), is remembered before the sources are
+	// asked again, so a table uploaded to a bucket after a long-running
+	// server first missed it is found without a restart. Zero means
+	// DefaultMissingTTL; negative, for the life of the Tablebase. A
+	// corrupt table is refused for the Tablebase's life.
+	MissingTTL time.Duration
+	// Now tells the time for MissingTTL; nil means time.Now.
+	Now func() time.Time
 }
+
+// DefaultMissingTTL is MissingTTL's default, chesstb's and syzygy's too.
+const DefaultMissingTTL = 5 * time.Minute
 
 // Tablebase answers probes from the table files of one or more sources.
 // Tables are opened on first use. A Tablebase is safe for concurrent use.
@@ -34,17 +47,14 @@ type Tablebase struct {
 	sums     []sumsSlot // one per source
 	noVerify bool
 	cache    *FrameCache
+	policy   tableslot.Policy
 	slots    [NumMaterials]tableslot.Slot[*tableState]
 
 	mu     sync.Mutex
 	closed bool
 }
 
-// slotPolicy keeps a missing or a corrupt table for good; a transport
-// failure may go away, so it is looked for again next time.
-var slotPolicy = tableslot.Policy{
-	Keep: func(err error) bool { return errors.Is(err, ErrNoTable) || errors.Is(err, ErrCorrupt) },
-}
+func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
 
 // tableState is a material's open table.
 type tableState struct {
@@ -57,6 +67,20 @@ type tableState struct {
 	// set when the whole file was checked against its sums on open.
 	source   int
 	verified bool
+	// forget, set by the Tablebase, drops the table from its slot once a
+	// read finds its object replaced (see read).
+	forget func()
+}
+
+// read fills p with the entries from off. A read that finds the table's
+// object replaced since it was opened forgets the table, so the next
+// probe opens the new version; every read of a table goes through here.
+func (st *tableState) read(ctx context.Context, p []byte, off uint64) error {
+	err := st.r.read(ctx, p, off)
+	if err != nil && st.forget != nil && errors.Is(err, source.ErrChanged) {
+		st.forget()
+	}
+	return err
 }
 
 // index returns p's entry in this table's layout.
@@ -94,6 +118,11 @@ func Open(opts Options, sources ...source.Source) (*Tablebase, error) {
 		noVerify: opts.NoVerify,
 		cache:    opts.Cache,
 	}
+	ttl := opts.MissingTTL
+	if ttl == 0 {
+		ttl = DefaultMissingTTL
+	}
+	tb.policy = tableslot.Lasting(ttl, opts.Now, isCorrupt)
 	if tb.cache == nil {
 		budget := opts.CacheBytes
 		if budget <= 0 {
@@ -128,15 +157,30 @@ func (tb *Tablebase) Close() error {
 
 // table returns the reader of material m's table, opening it on first use.
 func (tb *Tablebase) table(ctx context.Context, m Material) (*tableState, error) {
-	return tb.slots[m.ID()].Get(ctx, &slotPolicy, func(ctx context.Context) (*tableState, error) {
+	slot := &tb.slots[m.ID()]
+	return slot.Get(ctx, &tb.policy, func(ctx context.Context) (*tableState, error) {
 		tb.mu.Lock()
 		closed := tb.closed
 		tb.mu.Unlock()
 		if closed {
 			return nil, errClosed()
 		}
-		return tb.find(ctx, m)
+		st, err := tb.find(ctx, m)
+		if st != nil {
+			st.forget = func() { tb.forget(slot, st) }
+		}
+		return st, err
 	})
+}
+
+// forget drops st from its slot when the slot still holds it, closing its
+// reader (which drops its decoded frames: they are the old version's) and
+// forgetting its source's sums, which were likely replaced with it.
+func (tb *Tablebase) forget(slot *tableslot.Slot[*tableState], st *tableState) {
+	if slot.Forget(st) {
+		st.r.close()
+		tb.sums[st.source].reset()
+	}
 }
 
 // errClosed is the failure of a probe after Close.
@@ -267,7 +311,7 @@ func (tb *Tablebase) DTW(ctx context.Context, p Position) (uint8, error) {
 		return 0, err
 	}
 	var b [1]byte
-	if err := st.r.read(ctx, b[:], idx); err != nil {
+	if err := st.read(ctx, b[:], idx); err != nil {
 		return 0, err
 	}
 	if err := checkValue(b[0], m, idx); err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tbfs/tbfs/source"
 )
 
 // Policy says which failed opens a slot remembers and for how long.
@@ -27,6 +29,21 @@ type Policy struct {
 	TTL time.Duration
 	// Now tells the time for TTL; nil means time.Now.
 	Now func() time.Time
+}
+
+// Lasting is the policy of a reader of tables over sources: it remembers
+// every failed open that is not momentary (source.Momentary), so a burst
+// of probes sends no request for a table known to be missing or refused,
+// and asks again once ttl has passed, so a table uploaded later or a
+// mended bucket policy is found without a restart; a failure forGood
+// reports (a corrupt table) is remembered for the reader's life.
+func Lasting(ttl time.Duration, now func() time.Time, forGood func(error) bool) Policy {
+	return Policy{
+		Keep:    func(err error) bool { return !source.Momentary(err) },
+		Expires: func(err error) bool { return !forGood(err) },
+		TTL:     ttl,
+		Now:     now,
+	}
 }
 
 func (p *Policy) now() time.Time {

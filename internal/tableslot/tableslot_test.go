@@ -3,10 +3,13 @@ package tableslot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tbfs/tbfs/source"
 )
 
 var (
@@ -253,5 +256,38 @@ func TestAll(t *testing.T) {
 	}
 	if len(got) != 1 || got["a"] != a {
 		t.Fatalf("All = %v, want only a", got)
+	}
+}
+
+// TestLasting: the policy of a reader over sources keeps every failure but
+// a momentary one (source.Momentary's list), lets each expire after the
+// TTL but the one forGood names, which stays.
+func TestLasting(t *testing.T) {
+	refused := fmt.Errorf("open t: %w", source.Permanent(errors.New("403 Forbidden")))
+	tests := []struct {
+		err           error
+		keep, expires bool
+	}{
+		{errMissing, true, true},
+		{refused, true, true},
+		{source.Invalid("bad name"), true, true},
+		{errCorrupt, true, false},
+		{fmt.Errorf("read: %w", source.Transient(errors.New("503"))), false, false},
+		{source.Changed("etag %q became %q", "a", "b"), false, false},
+		{fmt.Errorf("open: %w", context.Canceled), false, false},
+		{context.DeadlineExceeded, false, false},
+	}
+	var c clock
+	p := Lasting(time.Minute, c.Now, func(err error) bool { return errors.Is(err, errCorrupt) })
+	for _, tt := range tests {
+		if got := p.Keep(tt.err); got != tt.keep {
+			t.Errorf("Keep(%v) = %v, want %v", tt.err, got, tt.keep)
+		}
+		if got := tt.keep && p.Expires(tt.err); got != tt.expires {
+			t.Errorf("Expires(%v) = %v, want %v", tt.err, got, tt.expires)
+		}
+	}
+	if p.TTL != time.Minute || p.now() != c.Now() {
+		t.Errorf("TTL %v, now %v; want a minute and the clock", p.TTL, p.now())
 	}
 }
