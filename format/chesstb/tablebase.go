@@ -84,19 +84,7 @@ type tableKey struct {
 	mat  material
 }
 
-// tablePolicy remembers every failed open that is not momentary
-// (source.Momentary), so probes in a burst send no request for a table
-// known to be missing or refused, and asks again after the TTL, so a table
-// uploaded later or a bucket policy mended is found without a restart;
-// only a corrupt table is refused for the Tablebase's life.
-func tablePolicy(ttl time.Duration, now func() time.Time) tableslot.Policy {
-	return tableslot.Policy{
-		Keep:    func(err error) bool { return !source.Momentary(err) },
-		Expires: func(err error) bool { return !errors.Is(err, ErrCorrupt) },
-		TTL:     ttl,
-		Now:     now,
-	}
-}
+func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
 
 // forget drops f from the slot of key when the slot still holds it, drops
 // its decoded blocks and closes it: its object was replaced, and the next
@@ -138,7 +126,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		cache:  cache,
 		bg:     newBackground(),
 		pool:   &blockPool{},
-		tables: tableslot.New[tableKey, *tableFile](tablePolicy(ttl, opts.Now), ErrClosed),
+		tables: tableslot.New[tableKey, *tableFile](tableslot.Lasting(ttl, opts.Now, isCorrupt), ErrClosed),
 	}, nil
 }
 

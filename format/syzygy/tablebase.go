@@ -104,13 +104,7 @@ type tableKey struct {
 	mat  material // canonical
 }
 
-// lasting reports whether a failed open is remembered: anything but a
-// momentary failure (source.Momentary). A corrupt table is remembered for
-// good; any other remembered failure (a missing table, a 403) for
-// MissingTTL.
-func lasting(err error) bool { return !source.Momentary(err) }
-
-func notCorrupt(err error) bool { return !errors.Is(err, ErrCorrupt) }
+func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
 
 // Open returns a Tablebase over srcs, searched in order: for each table the
 // first source holding it wins. A table is looked up in the kind's folder
@@ -137,13 +131,11 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		ttl = DefaultMissingTTL
 	}
 	tb := &Tablebase{
-		srcs:  append([]source.Source(nil), srcs...),
-		cache: cache,
-		opts:  opts,
-		tables: tableslot.New[tableKey, *tableFile](tableslot.Policy{
-			Keep: lasting, Expires: notCorrupt, TTL: ttl, Now: opts.Now,
-		}, ErrClosed),
-		idle: make(chan struct{}),
+		srcs:   append([]source.Source(nil), srcs...),
+		cache:  cache,
+		opts:   opts,
+		tables: tableslot.New[tableKey, *tableFile](tableslot.Lasting(ttl, opts.Now, isCorrupt), ErrClosed),
+		idle:   make(chan struct{}),
 
 		checksumRuns: make(chan struct{}, maxChecksumRuns),
 	}
