@@ -27,7 +27,8 @@ import (
 // pinned to the version first opened), so an answer stays right for the
 // life of the mount: the kernel may keep entries, attributes and pages as
 // long as it likes, and a path read once costs no round trip again. A
-// refusal is kept briefly, as a table missing now may be listed later.
+// refusal is kept briefly, as a table missing now may be listed later, and
+// an answer that says a table is missing only for Config.MissingTTL.
 // Errors such as EIO are never cached by the kernel, so a failed read is
 // tried again on the next access.
 const (
@@ -77,6 +78,31 @@ type Config struct {
 	// Logger, when not nil, receives one line for every refused path with
 	// the reason, and every transport failure (tbfs --debug).
 	Logger *slog.Logger
+
+	// MissingTTL is how long the kernel may keep an answer that says a
+	// table is missing (a material with no table, a metric or a move no
+	// table answers), and at most how long it keeps a refused path: the
+	// tablebase looks for a missing table again after its own TTL, which
+	// this should equal, and the answer must then be asked anew. Zero
+	// keeps such answers for no time at all.
+	MissingTTL time.Duration
+}
+
+// missingTimeout is how long the kernel may keep an answer that says a
+// table is missing (Config.MissingTTL; a zero timeout would be replaced by
+// the mount's defaults).
+func (f *FS) missingTimeout() time.Duration {
+	if f.cfg.MissingTTL <= 0 {
+		return volatileTimeout
+	}
+	return min(f.cfg.MissingTTL, immutableTimeout)
+}
+
+// keepPartial bounds how long the kernel keeps the file just looked up,
+// whose answer says a table is missing.
+func (f *FS) keepPartial(out *fuse.EntryOut) {
+	out.SetEntryTimeout(f.missingTimeout())
+	out.SetAttrTimeout(f.missingTimeout())
 }
 
 // Owner is a numeric user and group.
@@ -141,7 +167,9 @@ func Mount(dir string, f *FS, opts MountOptions) (*fuse.Server, error) {
 	if err := CheckMountpoint(dir); err != nil {
 		return nil, err
 	}
-	et, nt := immutableTimeout, negativeTimeout
+	// A refusal may be a metric whose table is missing: kept no longer
+	// than an answer saying so.
+	et, nt := immutableTimeout, min(negativeTimeout, f.missingTimeout())
 	srv, err := fs.Mount(dir, f.Root(), &fs.Options{
 		MountOptions: fuse.MountOptions{
 			AllowOther: opts.AllowOther,

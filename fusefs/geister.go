@@ -98,5 +98,8 @@ func (d *geisterDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut
 		data = render.GeisterJSON(rep)
 	}
 	d.fs.fileAttr(&out.Attr, int64(len(data)))
+	if rep.Error != "" {
+		d.fs.keepPartial(out)
+	}
 	return d.NewInode(ctx, &dataFile{fs: d.fs, data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
 }

@@ -84,11 +84,14 @@ func (d *rankDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		d.fs.stats.badPaths.Add(1)
 		return nil, d.fs.refuse(d.path(name), syscall.ENOENT, err.Error())
 	}
-	data, errno := d.fs.answer(ctx, d.path(name), d.view, &pos, isJSON)
+	data, partial, errno := d.fs.answer(ctx, d.path(name), d.view, &pos, isJSON)
 	if errno != 0 {
 		return nil, errno
 	}
 	d.fs.fileAttr(&out.Attr, int64(len(data)))
+	if partial {
+		d.fs.keepPartial(out)
+	}
 	return d.NewInode(ctx, &dataFile{fs: d.fs, data: data}, fs.StableAttr{Mode: fuse.S_IFREG}), 0
 }
 
@@ -101,11 +104,12 @@ var viewMetric = map[view]render.Metric{
 	viewDTC:   render.MetricDTC,
 }
 
-// answer probes pos and renders what view shows of it.
-func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, isJSON bool) ([]byte, syscall.Errno) {
+// answer probes pos and renders what view shows of it; partial says the
+// answer names a missing table, so it may change once the table appears.
+func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, isJSON bool) (data []byte, partial bool, errno syscall.Errno) {
 	if f.cfg.Prober == nil {
 		f.stats.probeErrors.Add(1)
-		return nil, f.refuse(p, syscall.EIO, "no prober configured")
+		return nil, false, f.refuse(p, syscall.EIO, "no prober configured")
 	}
 	rep, err := f.cfg.Prober.Report(ctx, pos, v == viewMoves)
 	if err != nil {
@@ -113,18 +117,18 @@ func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, 
 			// The reader was interrupted (a signal); the kernel retries or
 			// gives up, and nothing failed.
 			f.stats.interrupted.Add(1)
-			return nil, syscall.EINTR
+			return nil, false, syscall.EINTR
 		}
 		f.stats.probeErrors.Add(1)
-		return nil, f.refuse(p, syscall.EIO, err.Error())
+		return nil, false, f.refuse(p, syscall.EIO, err.Error())
 	}
 	f.stats.probes.Add(1 + int64(len(rep.Moves)))
 	switch v {
 	case viewChess, viewMoves:
 		if isJSON {
-			return render.JSON(rep), 0
+			return render.JSON(rep), rep.Partial(), 0
 		}
-		return render.Text(rep), 0
+		return render.Text(rep), rep.Partial(), 0
 	}
 	m := viewMetric[v]
 	data, ok := render.MetricText(&rep.Values, m)
@@ -137,9 +141,9 @@ func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, 
 		if why == "" {
 			why = "no table answers " + string(m)
 		}
-		return nil, f.refuse(p, syscall.ENOENT, why)
+		return nil, false, f.refuse(p, syscall.ENOENT, why)
 	}
-	return data, 0
+	return data, false, 0
 }
 
 // refuse records why path was refused, for .stats and the debug log, and

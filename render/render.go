@@ -151,6 +151,22 @@ type Report struct {
 	Unavailable map[Metric]string `json:"-"`
 }
 
+// Partial reports whether the report says that some table is missing: the
+// position or a move has no answer, the moves could not be ranked, or a
+// metric is unavailable. Such a report may change once the table appears;
+// every other report stays right for as long as the tables do.
+func (r *Report) Partial() bool {
+	if r.Error != "" || r.MovesUnranked != "" || len(r.Unavailable) > 0 {
+		return true
+	}
+	for i := range r.Moves {
+		if r.Moves[i].Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // JSON returns the report as one JSON object on one line, with a newline.
 // Only the keys the tbprobe --json format defines appear.
 func JSON(r *Report) []byte {

@@ -350,6 +350,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 		TableURLs: append(sts.URLs(), gsts.URLs()...),
 		Owner:     &cfg.owner,
 		Umask:     cfg.umask,
+		// An answer naming a missing table is kept by the kernel only
+		// as long as the tables remember the miss.
+		MissingTTL: cfg.metadataTTL.TTL(),
 		Counters: map[string]func() any{
 			"transport": func() any {
 				out := make([]transportStats, len(all))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tbfs/tbfs/internal/mounttest"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -332,6 +334,99 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// readAfterExpiry reads path until the kernel asks tbfs for it again and
+// the answer holds want (any answer at all when want is ""). The kernel
+// keeps an entry for at least one clock tick, however short its timeout
+// (a few milliseconds), so the first read after a change may still be the
+// old answer; the loop is bounded.
+func readAfterExpiry(t *testing.T, path, want string) []byte {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(b), want) {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %q (%v) after 5s, want %q in it", path, b, err, want)
+		}
+	}
+}
+
+// TestChessMetadataTTL: with --metadata-ttl 0, a chess/ file read while its
+// table was missing (an answer that says so) answers the reference's values
+// once the table is copied in, without a remount; so do the wdl/ and dtm/
+// views, refused while it was missing. Arbiter: the reference prober's
+// answer for seedFEN.
+func TestChessMetadataTTL(t *testing.T) {
+	src := testenv.Testdata(t, "chesstb")
+	dir := t.TempDir()
+	// Each table appears whole (written aside, then renamed), as a
+	// careful operator copies one into a live directory: a background
+	// open racing a half-written file would find it corrupt.
+	copyFile := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(to+".part", b, 0o644)
+		}
+		if err == nil {
+			err = os.Rename(to+".part", to)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var kqk []string
+	for _, kind := range []string{"wdl", "dtz", "dtm"} {
+		if err := os.MkdirAll(filepath.Join(dir, kind), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(filepath.Join(src, kind))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			rel := filepath.Join(kind, e.Name())
+			if strings.HasPrefix(e.Name(), "KQK.") {
+				kqk = append(kqk, rel)
+				continue
+			}
+			copyFile(filepath.Join(src, rel), filepath.Join(dir, rel))
+		}
+	}
+	mnt, p := startMount(t, nil, "--tables", dir, "--metadata-ttl", "0")
+	human := filepath.Join(mnt, "chess", seedFEN)
+	if b, err := os.ReadFile(human); err != nil || strings.Contains(string(b), "DTM") {
+		t.Fatalf("chess/ with KQK missing: %q (%v), want an answer without values", b, err)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "wdl", seedFEN)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("wdl/ with KQK missing: %v, want ENOENT", err)
+	}
+	for _, rel := range kqk {
+		copyFile(filepath.Join(src, rel), filepath.Join(dir, rel))
+	}
+	b := readAfterExpiry(t, human, "DTM")
+	lines := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 2 {
+			lines[f[0]] = f[1]
+		}
+	}
+	if lines["WDL"]+"\n" != seedWDL || lines["DTM"]+"\n" != seedDTM {
+		t.Errorf("chess/ after KQK appeared: WDL %q DTM %q, want %q %q:\n%s", lines["WDL"], lines["DTM"], seedWDL, seedDTM, b)
+	}
+	for view, want := range map[string]string{"wdl": seedWDL, "dtm": seedDTM} {
+		if b := readAfterExpiry(t, filepath.Join(mnt, view, seedFEN), ""); string(b) != want {
+			t.Errorf("%s/ after KQK appeared: %q, want %q", view, b, want)
+		}
+	}
+	p.Cmd.Process.Signal(syscall.SIGINT)
+	if code := p.Wait(t); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.Stderr)
+	}
+}
+
 // TestGeisterMetadataTTL: with --metadata-ttl 0 a Geister table copied
 // into the --geister location after a read found it missing answers the
 // next read of another board of it (the kernel may keep the first board's
@@ -341,7 +436,10 @@ func TestUsage(t *testing.T) {
 func TestGeisterMetadataTTL(t *testing.T) {
 	dir := t.TempDir()
 	mnt, p := startMount(t, nil, "--tables", testenv.Testdata(t, "chesstb"), "--geister", dir, "--metadata-ttl", "0")
-	board := filepath.Join(mnt, "geister", "...r../....../..B.../.R..../....../b......json")
+	// The board the oracle answers once the table is there (pos_id 4, value
+	// 3), read first while it is missing: the kernel must not keep that
+	// answer past --metadata-ttl.
+	board := filepath.Join(mnt, "geister", "....../B..r../....R./....../b...../.......json")
 	var d struct {
 		Value *int
 		Error string
@@ -357,10 +455,7 @@ func TestGeisterMetadataTTL(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, name), table, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(mnt, "geister", "....../B..r../....R./....../b...../.......json"))
-	if err != nil {
-		t.Fatalf("after the table appeared: %v\n%s", err, p.Stderr)
-	}
+	b := readAfterExpiry(t, board, `"value"`)
 	d.Value, d.Error = nil, ""
 	if err := json.Unmarshal(b, &d); err != nil || d.Value == nil || *d.Value != 3 {
 		t.Fatalf("geister board after the table appeared: %s (%v), want value 3", b, err)
