@@ -17,6 +17,7 @@ import (
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
+	"github.com/tbfs/tbfs/source/sourcetest"
 )
 
 // copyFixtures copies the committed fixture tables into a fresh directory
@@ -403,22 +404,9 @@ func TestClose(t *testing.T) {
 // order of the probe's own open and those it starts in the background for
 // the tables it will need next (alternation let a background open take the
 // failure meant for the probe's).
-type flakySource struct {
-	source.Source
-	healed atomic.Bool
-	fail   error // what a table's open fails with until healed; nil: a connection reset
-}
-
-func (f *flakySource) Open(ctx context.Context, name string) (source.Object, error) {
-	if strings.HasSuffix(name, ManifestSuffix) || f.healed.Load() {
-		return f.Source.Open(ctx, name)
-	}
-	err := f.fail
-	if err == nil {
-		err = source.Transient(errors.New("connection reset"))
-	}
-	return nil, &source.Error{Op: "open", Name: name, Err: err}
-}
+// isManifest passes a table's manifest through a failing source, so the
+// failures injected are the tables' own.
+func isManifest(name string) bool { return strings.HasSuffix(name, ManifestSuffix) }
 
 func TestTransientOpen(t *testing.T) {
 	src, err := mmap.New(testenv.Testdata(t, "chesstb"))
@@ -426,7 +414,7 @@ func TestTransientOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	flaky := &flakySource{Source: src}
+	flaky := &sourcetest.FailingOpens{Source: src, Pass: isManifest}
 	tb, err := Open(Options{}, flaky)
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +429,7 @@ func TestTransientOpen(t *testing.T) {
 	// The opens the probe started ahead end, failing, before the source
 	// heals, so the retry cannot join one of them.
 	tb.inflight.Wait()
-	flaky.healed.Store(true)
+	flaky.Heal()
 	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
 		t.Fatalf("retry: %d %v", w, err)
 	}
@@ -458,7 +446,7 @@ func TestPermanentOpenExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	flaky := &flakySource{Source: src, fail: source.Permanent(errors.New("403 Forbidden"))}
+	flaky := &sourcetest.FailingOpens{Source: src, Err: source.Permanent(errors.New("403 Forbidden")), Pass: isManifest}
 	var now atomic.Int64
 	tb, err := Open(Options{MissingTTL: time.Minute, Now: func() time.Time { return time.Unix(now.Load(), 0) }}, flaky)
 	if err != nil {
@@ -471,7 +459,7 @@ func TestPermanentOpenExpires(t *testing.T) {
 		t.Fatalf("first probe: %v, want the permanent failure", err)
 	}
 	tb.inflight.Wait()
-	flaky.healed.Store(true)
+	flaky.Heal()
 	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
 		t.Fatalf("probe within the TTL: %v, want the remembered failure", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
+	"github.com/tbfs/tbfs/source/sourcetest"
 )
 
 // id000Rows returns the committed oracle rows of the id000 fixture whose
@@ -117,22 +118,6 @@ func TestMissingTTL(t *testing.T) {
 	})
 }
 
-// refusingSource fails every open with fail until healed, counting them.
-type refusingSource struct {
-	source.Source
-	fail   error
-	healed atomic.Bool
-	opens  atomic.Int64
-}
-
-func (r *refusingSource) Open(ctx context.Context, name string) (source.Object, error) {
-	if r.healed.Load() {
-		return r.Source.Open(ctx, name)
-	}
-	r.opens.Add(1)
-	return nil, &source.Error{Op: "open", Name: name, Err: r.fail}
-}
-
 // TestRefusedOpen: a source's lasting refusal of a table (a 403) is
 // remembered for MissingTTL, so probes within it send no open, and asked
 // again after it; a transient failure is asked again by the next probe.
@@ -158,7 +143,7 @@ func TestRefusedOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			ref := &refusingSource{Source: src, fail: tc.fail}
+			ref := &sourcetest.FailingOpens{Source: src, Err: tc.fail}
 			clock := testenv.NewClock(time.Unix(0, 0))
 			tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, ref)
 			if err != nil {
@@ -168,17 +153,17 @@ func TestRefusedOpen(t *testing.T) {
 			if _, err := tb.DTW(ctx, ps[0]); !errors.Is(err, tc.fail) {
 				t.Fatalf("first probe: %v, want the injected %v", err, tc.fail)
 			}
-			opens := ref.opens.Load()
+			opens := ref.Failed()
 			for range 3 {
 				if _, err := tb.DTW(ctx, ps[0]); !errors.Is(err, tc.fail) {
 					t.Fatalf("within the TTL: %v, want %v", err, tc.fail)
 				}
 			}
-			more := ref.opens.Load() - opens
+			more := ref.Failed() - opens
 			if tc.remembered && more != 0 || !tc.remembered && more != 3 {
 				t.Errorf("3 probes within the TTL sent %d opens; remembered %v", more, tc.remembered)
 			}
-			ref.healed.Store(true)
+			ref.Heal()
 			if !tc.remembered {
 				if v, err := tb.DTW(ctx, ps[0]); err != nil || v != want {
 					t.Fatalf("healed, at once: %d, %v; oracle %d", v, err, want)

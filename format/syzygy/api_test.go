@@ -17,6 +17,7 @@ import (
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
+	"github.com/tbfs/tbfs/source/sourcetest"
 )
 
 // read is one ReadAt seen by recordingSource.
@@ -219,27 +220,13 @@ func TestMissingTTL(t *testing.T) {
 	}
 }
 
-// refusingSource refuses every open for good (a bucket's 403) until healed.
-type refusingSource struct {
-	source.Source
-	healed atomic.Bool
-	opens  atomic.Int64
-}
-
-func (r *refusingSource) Open(ctx context.Context, name string) (source.Object, error) {
-	if strings.HasSuffix(name, ManifestSuffix) || r.healed.Load() {
-		return r.Source.Open(ctx, name)
-	}
-	r.opens.Add(1)
-	return nil, &source.Error{Op: "open", Name: name, Err: source.Permanent(errors.New("403 Forbidden"))}
-}
-
 // TestRefusedOpenExpires: a table a source refuses for good is remembered
 // for MissingTTL, so a burst of probes sends no further request for it, and
 // asked again after it, so a mended bucket policy needs no restart.
 // Arbiter: the refusals the test injects; the oracle's win for KQvK.
 func TestRefusedOpenExpires(t *testing.T) {
-	ref := &refusingSource{Source: fixtureSource(t)}
+	ref := &sourcetest.FailingOpens{Source: fixtureSource(t), Err: source.Permanent(errors.New("403 Forbidden")),
+		Pass: func(name string) bool { return strings.HasSuffix(name, ManifestSuffix) }}
 	clock := testenv.NewClock(time.Unix(0, 0))
 	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, ref)
 	if err != nil {
@@ -252,16 +239,16 @@ func TestRefusedOpenExpires(t *testing.T) {
 	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
 		t.Fatalf("first probe: %v, want the refusal", err)
 	}
-	opens := ref.opens.Load()
+	opens := ref.Failed()
 	for range 5 {
 		if _, err := tb.WDL(ctx, &pos); !errors.Is(err, source.ErrPermanent) {
 			t.Fatalf("within the TTL: %v, want the remembered refusal", err)
 		}
 	}
-	if n := ref.opens.Load(); n != opens {
+	if n := ref.Failed(); n != opens {
 		t.Errorf("probes within the TTL sent %d more opens, want none", n-opens)
 	}
-	ref.healed.Store(true)
+	ref.Heal()
 	clock.Add(2 * time.Minute)
 	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
 		t.Fatalf("after the TTL: %d, %v", v, err)

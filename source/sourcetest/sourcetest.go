@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tbfs/tbfs/source"
@@ -489,4 +490,35 @@ func (s *suite) testClose(t *testing.T) {
 	}
 	live.Close()
 	s.src.Close() // A second Close must not panic.
+}
+
+// FailingOpens wraps a source so that every Open fails with Err (a
+// transient connection reset when Err is nil) until Heal, except for names
+// Pass accepts (a table's manifest, say); it counts the opens it failed.
+// Readers' tests use it to inject open failures of each kind.
+type FailingOpens struct {
+	source.Source
+	Err    error
+	Pass   func(name string) bool
+	healed atomic.Bool
+	failed atomic.Int64
+}
+
+// Heal lets every later Open through to the wrapped source.
+func (f *FailingOpens) Heal() { f.healed.Store(true) }
+
+// Failed is the number of opens failed so far.
+func (f *FailingOpens) Failed() int64 { return f.failed.Load() }
+
+// Open fails as configured, or opens name in the wrapped source.
+func (f *FailingOpens) Open(ctx context.Context, name string) (source.Object, error) {
+	if f.healed.Load() || f.Pass != nil && f.Pass(name) {
+		return f.Source.Open(ctx, name)
+	}
+	f.failed.Add(1)
+	err := f.Err
+	if err == nil {
+		err = source.Transient(errors.New("connection reset"))
+	}
+	return nil, &source.Error{Op: "open", Name: name, Err: err}
 }
