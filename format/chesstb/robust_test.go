@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tbfs/tbfs/internal/blockcache"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -466,6 +466,57 @@ func TestPermanentOpenExpires(t *testing.T) {
 	now.Add(61)
 	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
 		t.Fatalf("probe after the TTL: %d %v, want 2", w, err)
+	}
+}
+
+// TestTableCopiedInPlace: a table opened while a plain cp was still
+// writing it (empty, then its first bytes) is refused as corrupt, that
+// refusal is remembered for MissingTTL like a miss, and once the TTL has
+// passed the whole copy answers. Arbiter: the format's size rule (a table
+// is 8 bytes past a multiple of 64, so an empty file is short), and KRK's
+// WDL as TestTransientOpen has it.
+func TestTableCopiedInPlace(t *testing.T) {
+	whole, err := os.ReadFile(testenv.Testdata(t, "chesstb", "wdl", "KRK.lzw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "wdl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "wdl", "KRK.lzw")
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	clock := testenv.NewClock(time.Unix(0, 0))
+	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	ctx := context.Background()
+	pos := mustFEN(t, fenKRK)
+	for _, n := range []int{0, 100} {
+		if err := os.WriteFile(path, whole[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		clock.Add(time.Minute)
+		if w, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("first %d bytes of the table: %d, %v; want ErrCorrupt", n, w, err)
+		}
+		tb.inflight.Wait()
+	}
+	if err := os.WriteFile(path, whole, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("whole, within the TTL: %d, %v; want the remembered ErrCorrupt", w, err)
+	}
+	clock.Add(time.Minute)
+	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
+		t.Fatalf("whole, after the TTL: %d, %v; want 2", w, err)
 	}
 }
 

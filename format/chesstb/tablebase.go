@@ -43,10 +43,12 @@ type Options struct {
 	RequireManifest bool
 	// NoManifests ignores manifests altogether (for writing new ones).
 	NoManifests bool
-	// MissingTTL is how long "no source has this table", or a source's
-	// lasting refusal of it (a 403), is remembered before the sources are
-	// asked again, so a table that a mirror briefly lacked (a 404 during
-	// an upload) is found again in a long-running server. Zero means DefaultMissingTTL; negative, for
+	// MissingTTL is how long "no source has this table", a source's
+	// lasting refusal of it (a 403), or a table refused as corrupt on
+	// open, is remembered before the sources are asked again, so a table
+	// that a mirror briefly lacked (a 404 during an upload), or one
+	// opened while its copy was still being written, is found again in a
+	// long-running server. Zero means DefaultMissingTTL; negative, for
 	// the life of the Tablebase. (The sources may cache misses too: see
 	// source/listcache, whose TTL front ends set to the same value.)
 	MissingTTL time.Duration
@@ -83,8 +85,6 @@ type tableKey struct {
 	kind Kind
 	mat  material
 }
-
-func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
 
 // forget drops f from the slot of key when the slot still holds it, drops
 // its decoded blocks and closes it: its object was replaced, and the next
@@ -126,7 +126,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		cache:  cache,
 		bg:     newBackground(),
 		pool:   &blockPool{},
-		tables: tableslot.New[tableKey, *tableFile](tableslot.Lasting(ttl, opts.Now, isCorrupt), ErrClosed),
+		tables: tableslot.New[tableKey, *tableFile](tableslot.Lasting(ttl, opts.Now), ErrClosed),
 	}, nil
 }
 

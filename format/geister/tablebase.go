@@ -26,12 +26,13 @@ type Options struct {
 	// reads the whole table once; without it a damaged table may answer
 	// with a wrong value.
 	NoVerify bool
-	// MissingTTL is how long "no source has this table", or a source's
-	// lasting refusal of it (a 403), is remembered before the sources are
+	// MissingTTL is how long "no source has this table", a source's
+	// lasting refusal of it (a 403), or a table refused as corrupt (short,
+	// or not matching its sums), is remembered before the sources are
 	// asked again, so a table uploaded to a bucket after a long-running
-	// server first missed it is found without a restart. Zero means
-	// DefaultMissingTTL; negative, for the life of the Tablebase. A
-	// corrupt table is refused for the Tablebase's life.
+	// server first missed it, or mended after it was refused, is found
+	// without a restart. Zero means DefaultMissingTTL; negative, for the
+	// life of the Tablebase.
 	MissingTTL time.Duration
 	// Now tells the time for MissingTTL; nil means time.Now.
 	Now func() time.Time
@@ -53,8 +54,6 @@ type Tablebase struct {
 	mu     sync.Mutex
 	closed bool
 }
-
-func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
 
 // tableState is a material's open table.
 type tableState struct {
@@ -122,7 +121,7 @@ func Open(opts Options, sources ...source.Source) (*Tablebase, error) {
 	if ttl == 0 {
 		ttl = DefaultMissingTTL
 	}
-	tb.policy = tableslot.Lasting(ttl, opts.Now, isCorrupt)
+	tb.policy = tableslot.Lasting(ttl, opts.Now)
 	if tb.cache == nil {
 		budget := opts.CacheBytes
 		if budget <= 0 {
@@ -229,6 +228,12 @@ func (tb *Tablebase) find(ctx context.Context, m Material) (*tableState, error) 
 			if !tb.noVerify {
 				if verified, err = tb.check(ctx, si, m, obj, c.name, r, c.legacy); err != nil {
 					r.close()
+					if errors.Is(err, ErrCorrupt) {
+						// The table may have been replaced before its
+						// sums were: when the refusal expires, read
+						// them again too.
+						tb.sums[si].reset()
+					}
 					return nil, err
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -182,30 +183,56 @@ func TestRefusedOpen(t *testing.T) {
 	}
 }
 
-// TestCorruptKept: a corrupt table is refused for the Tablebase's life,
-// even once mended and the TTL long past. Arbiter: the format's size rule
-// (one byte per entry) and the policy chesstb and syzygy share.
-func TestCorruptKept(t *testing.T) {
+// TestCorruptAskedAgain: a table refused as corrupt is remembered for
+// MissingTTL like a miss, then opened again, so a table mended in place, or
+// one whose SHA256SUMS was updated after the table itself, answers without
+// a restart. Arbiter: the format's size rule (one byte per entry), the
+// shipped SHA256SUMS, and the committed oracle rows of id000.
+func TestCorruptAskedAgain(t *testing.T) {
 	m := Material{1, 1, 1, 1}
-	_, ps := id000Rows(t)
+	rows, ps := id000Rows(t)
+	want := uint8(rows[0].int(t, "value"))
 	raw := fixture(t, m.FileName())
-	dir := t.TempDir()
-	path := filepath.Join(dir, m.FileName())
-	if err := os.WriteFile(path, raw[:len(raw)-1], 0o644); err != nil {
-		t.Fatal(err)
+	sums := fixture(t, SumsFile)
+	// SHA256SUMS as it read before the table was replaced: another sum.
+	stale := []byte(strings.Repeat("0", 64) + "  " + m.FileName() + "\n")
+	tests := []struct {
+		name          string
+		before, after map[string][]byte // the files refused, then mended
+	}{
+		{"short table mended in place",
+			map[string][]byte{m.FileName(): raw[:len(raw)-1]},
+			map[string][]byte{m.FileName(): raw}},
+		{"sums updated after the table",
+			map[string][]byte{m.FileName(): raw, SumsFile: stale},
+			map[string][]byte{m.FileName(): raw, SumsFile: sums}},
 	}
-	clock := testenv.NewClock(time.Unix(0, 0))
-	tb := openDir(t, dir, Options{MissingTTL: time.Minute, Now: clock.Now})
-	ctx := context.Background()
-	if _, err := tb.DTW(ctx, ps[0]); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("short table: %v, want ErrCorrupt", err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	clock.Add(time.Hour)
-	if _, err := tb.DTW(ctx, ps[0]); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("mended, an hour later: %v, want the remembered ErrCorrupt", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write := func(files map[string][]byte) {
+				for name, b := range files {
+					if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			write(tt.before)
+			clock := testenv.NewClock(time.Unix(0, 0))
+			tb := openDir(t, dir, Options{MissingTTL: time.Minute, Now: clock.Now})
+			ctx := context.Background()
+			if v, err := tb.DTW(ctx, ps[0]); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("refused table: %d, %v; want ErrCorrupt", v, err)
+			}
+			write(tt.after)
+			if v, err := tb.DTW(ctx, ps[0]); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("mended, within the TTL: %d, %v; want the remembered ErrCorrupt", v, err)
+			}
+			clock.Add(time.Minute)
+			if v, err := tb.DTW(ctx, ps[0]); err != nil || v != want {
+				t.Fatalf("mended, after the TTL: %d, %v; want the oracle's %d", v, err, want)
+			}
+		})
 	}
 }
 

@@ -255,6 +255,53 @@ func TestRefusedOpenExpires(t *testing.T) {
 	}
 }
 
+// TestTableCopiedInPlace: a table opened while a plain cp was still
+// writing it (empty, then its first bytes) is refused as corrupt, that
+// refusal is remembered for MissingTTL like a miss, and once the TTL has
+// passed the whole copy answers. Arbiter: the format (a table starts with
+// its 4-byte magic and has a header after it); the oracle's win for KQvK.
+func TestTableCopiedInPlace(t *testing.T) {
+	whole, err := os.ReadFile(testenv.Testdata(t, "syzygy", "KQvK.rtbw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "KQvK.rtbw")
+	src, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	clock := testenv.NewClock(time.Unix(0, 0))
+	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	ctx := context.Background()
+	// Oracle (probe.tsv): KQ6/8/8/6k1/8/8/8/8 w is a win.
+	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
+	for _, n := range []int{0, 5} {
+		if err := os.WriteFile(path, whole[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		clock.Add(time.Minute)
+		if v, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("first %d bytes of the table: %d, %v; want ErrCorrupt", n, v, err)
+		}
+	}
+	if err := os.WriteFile(path, whole, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("whole, within the TTL: %d, %v; want the remembered ErrCorrupt", v, err)
+	}
+	clock.Add(time.Minute)
+	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
+		t.Fatalf("whole, after the TTL: %d, %v; want 2", v, err)
+	}
+}
+
 // TestSharedCache: with a shared cache the decoded blocks count against it
 // and stay within its budget, however small.
 func TestSharedCache(t *testing.T) {

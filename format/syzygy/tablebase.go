@@ -34,10 +34,11 @@ type Options struct {
 	// BlockCache, when set, is a cache shared with other readers (chesstb),
 	// so one budget bounds them all; BlockCacheBytes is then ignored.
 	BlockCache *blockcache.Cache
-	// MissingTTL is how long "no source has this table", or a source's
-	// lasting refusal of it (a 403), is remembered before the sources are
-	// asked again. Zero means DefaultMissingTTL; negative, for the life of
-	// the Tablebase.
+	// MissingTTL is how long "no source has this table", a source's
+	// lasting refusal of it (a 403), or a table refused as corrupt on
+	// open (one opened while its copy was still being written, say), is
+	// remembered before the sources are asked again. Zero means
+	// DefaultMissingTTL; negative, for the life of the Tablebase.
 	MissingTTL time.Duration
 	// Now tells the time for MissingTTL; nil means time.Now.
 	Now func() time.Time
@@ -104,8 +105,6 @@ type tableKey struct {
 	mat  material // canonical
 }
 
-func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
-
 // Open returns a Tablebase over srcs, searched in order: for each table the
 // first source holding it wins. A table is looked up in the kind's folder
 // (wdl/ or dtz/) and then at the root of each source. Tables are opened
@@ -134,7 +133,7 @@ func Open(opts Options, srcs ...source.Source) (*Tablebase, error) {
 		srcs:   append([]source.Source(nil), srcs...),
 		cache:  cache,
 		opts:   opts,
-		tables: tableslot.New[tableKey, *tableFile](tableslot.Lasting(ttl, opts.Now, isCorrupt), ErrClosed),
+		tables: tableslot.New[tableKey, *tableFile](tableslot.Lasting(ttl, opts.Now), ErrClosed),
 		idle:   make(chan struct{}),
 
 		checksumRuns: make(chan struct{}, maxChecksumRuns),

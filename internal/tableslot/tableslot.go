@@ -1,7 +1,7 @@
 // Package tableslot opens a table once per key while concurrent callers
 // wait, and remembers the outcome: an open table until it is forgotten, a
-// final failure (a missing or corrupt table) for as long as the Policy says,
-// a transient one not at all, so the next call tries again.
+// lasting failure (a missing or corrupt table) for as long as the Policy
+// says, a transient one not at all, so the next call tries again.
 package tableslot
 
 import (
@@ -33,14 +33,14 @@ type Policy struct {
 
 // Lasting is the policy of a reader of tables over sources: it remembers
 // every failed open that is not momentary (source.Momentary), so a burst
-// of probes sends no request for a table known to be missing or refused,
-// and asks again once ttl has passed, so a table uploaded later or a
-// mended bucket policy is found without a restart; a failure forGood
-// reports (a corrupt table) is remembered for the reader's life.
-func Lasting(ttl time.Duration, now func() time.Time, forGood func(error) bool) Policy {
+// of probes sends no request for a table known to be missing, refused or
+// corrupt, and asks again once ttl has passed, so a table uploaded later,
+// a mended bucket policy or a table whose copy was still being written
+// when it was first opened is found without a restart.
+func Lasting(ttl time.Duration, now func() time.Time) Policy {
 	return Policy{
 		Keep:    func(err error) bool { return !source.Momentary(err) },
-		Expires: func(err error) bool { return !forGood(err) },
+		Expires: func(error) bool { return true },
 		TTL:     ttl,
 		Now:     now,
 	}

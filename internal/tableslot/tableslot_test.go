@@ -260,8 +260,8 @@ func TestAll(t *testing.T) {
 }
 
 // TestLasting: the policy of a reader over sources keeps every failure but
-// a momentary one (source.Momentary's list), lets each expire after the
-// TTL but the one forGood names, which stays.
+// a momentary one (source.Momentary's list) and lets each expire after the
+// TTL, a corrupt table's too (its copy may have been half written).
 func TestLasting(t *testing.T) {
 	refused := fmt.Errorf("open t: %w", source.Permanent(errors.New("403 Forbidden")))
 	tests := []struct {
@@ -271,14 +271,14 @@ func TestLasting(t *testing.T) {
 		{errMissing, true, true},
 		{refused, true, true},
 		{source.Invalid("bad name"), true, true},
-		{errCorrupt, true, false},
+		{errCorrupt, true, true},
 		{fmt.Errorf("read: %w", source.Transient(errors.New("503"))), false, false},
 		{source.Changed("etag %q became %q", "a", "b"), false, false},
 		{fmt.Errorf("open: %w", context.Canceled), false, false},
 		{context.DeadlineExceeded, false, false},
 	}
 	var c clock
-	p := Lasting(time.Minute, c.Now, func(err error) bool { return errors.Is(err, errCorrupt) })
+	p := Lasting(time.Minute, c.Now)
 	for _, tt := range tests {
 		if got := p.Keep(tt.err); got != tt.keep {
 			t.Errorf("Keep(%v) = %v, want %v", tt.err, got, tt.keep)
