@@ -469,54 +469,65 @@ func TestPermanentOpenExpires(t *testing.T) {
 	}
 }
 
-// TestTableCopiedInPlace: a table opened while a plain cp was still
-// writing it (empty, then its first bytes) is refused as corrupt, that
-// refusal is remembered for MissingTTL like a miss, and once the TTL has
-// passed the whole copy answers. Arbiter: the format's size rule (a table
-// is 8 bytes past a multiple of 64, so an empty file is short), and KRK's
-// WDL as TestTransientOpen has it.
-func TestTableCopiedInPlace(t *testing.T) {
+// TestTableAppears: a table found missing, or opened while a plain cp was
+// still writing it (empty, then its first bytes), is remembered as such
+// for MissingTTL, and once the TTL has passed the whole copy answers.
+// Arbiter: the format's size rule (a table is 8 bytes past a multiple of
+// 64, so these are short), and KRK's WDL as TestTransientOpen has it.
+func TestTableAppears(t *testing.T) {
 	whole, err := os.ReadFile(testenv.Testdata(t, "chesstb", "wdl", "KRK.lzw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "wdl"), 0o755); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		first []byte // nil: no file
+		want  error
+	}{
+		{"missing", nil, ErrNoTable},
+		{"empty", whole[:0], ErrCorrupt},
+		{"first 100 bytes", whole[:100], ErrCorrupt},
 	}
-	path := filepath.Join(dir, "wdl", "KRK.lzw")
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	clock := testenv.NewClock(time.Unix(0, 0))
-	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
-	ctx := context.Background()
-	pos := mustFEN(t, fenKRK)
-	for _, n := range []int{0, 100} {
-		if err := os.WriteFile(path, whole[:n], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		clock.Add(time.Minute)
-		if w, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("first %d bytes of the table: %d, %v; want ErrCorrupt", n, w, err)
-		}
-		tb.inflight.Wait()
-	}
-	if err := os.WriteFile(path, whole, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if w, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("whole, within the TTL: %d, %v; want the remembered ErrCorrupt", w, err)
-	}
-	clock.Add(time.Minute)
-	if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
-		t.Fatalf("whole, after the TTL: %d, %v; want 2", w, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "wdl"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "wdl", "KRK.lzw")
+			if tt.first != nil {
+				if err := os.WriteFile(path, tt.first, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src, err := mmap.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			clock := testenv.NewClock(time.Unix(0, 0))
+			tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Close()
+			ctx := context.Background()
+			pos := mustFEN(t, fenKRK)
+			if w, err := tb.WDL(ctx, &pos); !errors.Is(err, tt.want) {
+				t.Fatalf("before the copy ended: %d, %v; want %v", w, err, tt.want)
+			}
+			tb.inflight.Wait()
+			if err := os.WriteFile(path, whole, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if w, err := tb.WDL(ctx, &pos); !errors.Is(err, tt.want) {
+				t.Fatalf("whole, within the TTL: %d, %v; want the remembered %v", w, err, tt.want)
+			}
+			clock.Add(time.Minute)
+			if w, err := tb.WDL(ctx, &pos); err != nil || w != 2 {
+				t.Fatalf("whole, after the TTL: %d, %v; want 2", w, err)
+			}
+		})
 	}
 }
 

@@ -183,43 +183,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestMissingTTL: a table that appears after a probe found it missing is
-// found once MissingTTL has passed, not before.
-func TestMissingTTL(t *testing.T) {
-	dir := t.TempDir()
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	clock := testenv.NewClock(time.Unix(0, 0))
-	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
-	ctx := context.Background()
-	// Oracle (probe.tsv): KQ6/8/8/6k1/8/8/8/8 w is a win.
-	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
-	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrNoTable) {
-		t.Fatalf("before copying: %v", err)
-	}
-	b, err := os.ReadFile(testenv.Testdata(t, "syzygy", "KQvK.rtbw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "KQvK.rtbw"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrNoTable) {
-		t.Fatalf("within the TTL: %v", err)
-	}
-	clock.Add(2 * time.Minute)
-	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
-		t.Fatalf("after the TTL: %d, %v", v, err)
-	}
-}
-
 // TestRefusedOpenExpires: a table a source refuses for good is remembered
 // for MissingTTL, so a burst of probes sends no further request for it, and
 // asked again after it, so a mended bucket policy needs no restart.
@@ -255,50 +218,62 @@ func TestRefusedOpenExpires(t *testing.T) {
 	}
 }
 
-// TestTableCopiedInPlace: a table opened while a plain cp was still
-// writing it (empty, then its first bytes) is refused as corrupt, that
-// refusal is remembered for MissingTTL like a miss, and once the TTL has
-// passed the whole copy answers. Arbiter: the format (a table starts with
-// its 4-byte magic and has a header after it); the oracle's win for KQvK.
-func TestTableCopiedInPlace(t *testing.T) {
+// TestTableAppears: a table found missing, or opened while a plain cp was
+// still writing it (empty, then its first bytes), is remembered as such
+// for MissingTTL, and once the TTL has passed the whole copy answers.
+// Arbiter: the format (a table starts with its 4-byte magic and has a
+// header after it); the oracle's win for KQvK.
+func TestTableAppears(t *testing.T) {
 	whole, err := os.ReadFile(testenv.Testdata(t, "syzygy", "KQvK.rtbw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "KQvK.rtbw")
-	src, err := mmap.New(dir)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		first []byte // nil: no file
+		want  error
+	}{
+		{"missing", nil, ErrNoTable},
+		{"empty", whole[:0], ErrCorrupt},
+		{"magic only", whole[:4], ErrCorrupt},
 	}
-	defer src.Close()
-	clock := testenv.NewClock(time.Unix(0, 0))
-	tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
-	ctx := context.Background()
-	// Oracle (probe.tsv): KQ6/8/8/6k1/8/8/8/8 w is a win.
-	pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
-	for _, n := range []int{0, 5} {
-		if err := os.WriteFile(path, whole[:n], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		clock.Add(time.Minute)
-		if v, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("first %d bytes of the table: %d, %v; want ErrCorrupt", n, v, err)
-		}
-	}
-	if err := os.WriteFile(path, whole, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if v, err := tb.WDL(ctx, &pos); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("whole, within the TTL: %d, %v; want the remembered ErrCorrupt", v, err)
-	}
-	clock.Add(time.Minute)
-	if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
-		t.Fatalf("whole, after the TTL: %d, %v; want 2", v, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "KQvK.rtbw")
+			if tt.first != nil {
+				if err := os.WriteFile(path, tt.first, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src, err := mmap.New(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			clock := testenv.NewClock(time.Unix(0, 0))
+			tb, err := Open(Options{MissingTTL: time.Minute, Now: clock.Now}, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Close()
+			ctx := context.Background()
+			// Oracle (probe.tsv): KQ6/8/8/6k1/8/8/8/8 w is a win.
+			pos := mustFEN(t, "KQ6/8/8/6k1/8/8/8/8 w - - 0 1")
+			if v, err := tb.WDL(ctx, &pos); !errors.Is(err, tt.want) {
+				t.Fatalf("before the copy ended: %d, %v; want %v", v, err, tt.want)
+			}
+			if err := os.WriteFile(path, whole, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := tb.WDL(ctx, &pos); !errors.Is(err, tt.want) {
+				t.Fatalf("whole, within the TTL: %d, %v; want the remembered %v", v, err, tt.want)
+			}
+			clock.Add(time.Minute)
+			if v, err := tb.WDL(ctx, &pos); err != nil || v != 2 {
+				t.Fatalf("whole, after the TTL: %d, %v; want 2", v, err)
+			}
+		})
 	}
 }
 
