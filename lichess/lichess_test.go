@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/tbfs/tbfs/chessprobe"
@@ -37,9 +38,25 @@ func sharedServer(t testing.TB) (base, oracle string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
-	srv := httptest.NewServer(lichess.New(chessprobe.New(tb, nil), nil).Handler())
+	srv := httptest.NewServer(lichess.NewLimited(chessprobe.New(tb, nil), nil, unhurried(t, lichess.Limits{})).Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL, filepath.Join(dir, "oracle")
+}
+
+// unhurried returns l with the request timeout raised to the time the test
+// has left. The tests check answers, not speed: under the race detector on
+// a loaded machine, a batch over cold shared tables outlasted the default
+// 60 s and its later positions came back as errors (TestCategoryEveryProbeRow
+// flaked so). The test's own -timeout still ends a probe that hangs.
+func unhurried(t testing.TB, l lichess.Limits) lichess.Limits {
+	t.Helper()
+	if tt, ok := t.(*testing.T); ok {
+		l.RequestTimeout = 24 * time.Hour // -timeout 0: no deadline
+		if d, ok := tt.Deadline(); ok {
+			l.RequestTimeout = time.Until(d)
+		}
+	}
+	return l
 }
 
 // fetch does one request and returns the status, headers and body.

@@ -91,7 +91,7 @@ func TestBusyRefusals(t *testing.T) {
 			}
 		}
 	}
-	api := nethttptest.NewServer(lichess.NewLimited(g, nil, lichess.Limits{Requests: 2, BatchPositions: lichess.MaxBatchFENs}).Handler())
+	api := nethttptest.NewServer(lichess.NewLimited(g, nil, unhurried(t, lichess.Limits{Requests: 2, BatchPositions: lichess.MaxBatchFENs})).Handler())
 	t.Cleanup(api.Close)
 
 	type result struct {
@@ -144,7 +144,7 @@ func TestBusyRefusals(t *testing.T) {
 	// Batch work: with the request limit free, a batch that would pass
 	// the positions in work is refused while another holds them.
 	g2 := &gatedProber{Prober: g.Prober, arrived: make(chan string, 1<<16), gate: make(chan struct{})}
-	api2 := nethttptest.NewServer(lichess.NewLimited(g2, nil, lichess.Limits{Requests: 10, BatchPositions: lichess.MaxBatchFENs}).Handler())
+	api2 := nethttptest.NewServer(lichess.NewLimited(g2, nil, unhurried(t, lichess.Limits{Requests: 10, BatchPositions: lichess.MaxBatchFENs})).Handler())
 	t.Cleanup(api2.Close)
 	var code0 int
 	wg.Go(func() {
@@ -186,7 +186,7 @@ func TestBatchCorruptTableFailsAlone(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Repeat("\xa5", int(info.Size()))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	api := nethttptest.NewServer(lichess.New(chessprobe.New(fixtureTablebase(t, dir), nil), nil).Handler())
+	api := nethttptest.NewServer(lichess.NewLimited(chessprobe.New(fixtureTablebase(t, dir), nil), nil, unhurried(t, lichess.Limits{})).Handler())
 	t.Cleanup(api.Close)
 	kqk := kqkRows(t)[:5]
 	rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))

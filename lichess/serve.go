@@ -28,7 +28,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, grace time.Dura
 		ReadTimeout:       30 * time.Second,
 		// A backstop: API requests set their own write deadlines (see
 		// Limits.WriteTimeout), everything else must be written by then.
-		WriteTimeout: 2 * requestTimeout,
+		WriteTimeout: 2 * DefaultRequestTimeout,
 		IdleTimeout:  2 * time.Minute,
 		// In-flight requests keep their context through the grace period.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },

@@ -35,8 +35,7 @@ const (
 	maxBatchBytes = 1 << 20
 	// maxMainline bounds a line in plies; the 50-move rule ends a line
 	// without a zeroing move after 100, and there are few zeroing moves.
-	maxMainline    = 1024
-	requestTimeout = 60 * time.Second
+	maxMainline = 1024
 )
 
 // Limits bound what the server holds at once, so abuse (many concurrent
@@ -57,6 +56,11 @@ type Limits struct {
 	// is ready; a slower reader's connection is closed, releasing the
 	// answer. Default DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// RequestTimeout bounds the probing one request may do: a single
+	// position not answered by then fails, and the positions of a batch
+	// still unanswered get an error entry each. Default
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
 
 // Defaults of Limits. A batch's answers take some kilobytes per position
@@ -67,6 +71,7 @@ const (
 	DefaultBatchPositions = 4 * MaxBatchFENs
 	DefaultWriteTimeout   = 10 * time.Second
 	DefaultQueueWait      = 2 * time.Second
+	DefaultRequestTimeout = 60 * time.Second
 )
 
 // retryAfterBusy is the Retry-After, in seconds, of a refusal for load.
@@ -107,6 +112,9 @@ func NewLimited(p Prober, observe Observer, l Limits) *Server {
 	if l.QueueWait <= 0 {
 		l.QueueWait = DefaultQueueWait
 	}
+	if l.RequestTimeout <= 0 {
+		l.RequestTimeout = DefaultRequestTimeout
+	}
 	return &Server{p: p, observe: observe, limits: l,
 		requests: make(chan struct{}, l.Requests), batchWork: semaphore.NewWeighted(int64(l.BatchPositions))}
 }
@@ -129,7 +137,7 @@ func (s *Server) limited(h http.HandlerFunc) http.HandlerFunc {
 		defer func() { <-s.requests }()
 		// A client has WriteTimeout to take the answer once it is ready
 		// (see reply); until then the request timeout bounds the work.
-		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(requestTimeout + s.limits.WriteTimeout))
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.limits.RequestTimeout + s.limits.WriteTimeout))
 		h(w, r.WithContext(context.WithValue(r.Context(), writeTimeoutKey{}, s.limits.WriteTimeout)))
 	}
 }
@@ -328,7 +336,7 @@ func (s *Server) withPosition(w http.ResponseWriter, r *http.Request, f func(ctx
 		replyError(w, r, http.StatusBadRequest, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
 	defer cancel()
 	f(ctx, &pos)
 }
@@ -437,7 +445,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer release()
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.limits.RequestTimeout)
 	defer cancel()
 	// The positions are probed on every core at once; each answer goes to
 	// its own slot, which keeps the input order.

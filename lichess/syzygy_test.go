@@ -37,7 +37,7 @@ func tablesServer(t testing.TB, dirs ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
-	srv := httptest.NewServer(lichess.New(tb.Prober, nil).Handler())
+	srv := httptest.NewServer(lichess.NewLimited(tb.Prober, nil, unhurried(t, lichess.Limits{})).Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
