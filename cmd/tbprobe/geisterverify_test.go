@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -164,31 +163,17 @@ type geisterOracleRow struct {
 // obsblk_rank.
 func geisterOracleRanks(t *testing.T) []geisterOracleRow {
 	t.Helper()
-	f, err := os.Open(testenv.Testdata(t, "geister", "values_id000.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	col := map[string]int{}
 	var rows []geisterOracleRow
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), "\t")
-		if len(col) == 0 {
-			for i, h := range fields {
-				col[h] = i
-			}
-			continue
-		}
-		v, err1 := strconv.Atoi(fields[col["value"]])
-		r, err2 := strconv.ParseUint(fields[col["obsblk_rank"]], 10, 64)
+	for _, row := range geisterOracleRows(t) {
+		v, err1 := strconv.Atoi(row["value"])
+		r, err2 := strconv.ParseUint(row["obsblk_rank"], 10, 64)
 		if err := errors.Join(err1, err2); err != nil {
 			t.Fatal(err)
 		}
-		rows = append(rows, geisterOracleRow{fields[col["board"]], uint8(v), r})
+		rows = append(rows, geisterOracleRow{row["board"], uint8(v), r})
 	}
-	if err := sc.Err(); err != nil || len(rows) == 0 {
-		t.Fatalf("%d oracle rows: %v", len(rows), err)
+	if len(rows) == 0 {
+		t.Fatal("no oracle rows")
 	}
 	return rows
 }
