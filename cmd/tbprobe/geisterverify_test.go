@@ -12,7 +12,6 @@ import (
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/testenv"
-	"github.com/tbfs/tbfs/source"
 )
 
 // The committed total-4 fixture's files (testdata/geister; their sha256 in
@@ -244,12 +243,7 @@ func TestGeisterVerifyManifest(t *testing.T) {
 // fail with ErrCorrupt, every other row give its oracle value.
 func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geisterOracleRow, flipAt int) {
 	t.Helper()
-	src, err := source.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	tb, err := geister.Open(geister.Options{}, src)
+	tb, err := openGeister(ctx, []string{dir}, geister.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
