@@ -12,6 +12,7 @@ import (
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
 // The committed total-4 fixture's files (testdata/geister; their sha256 in
@@ -188,19 +189,7 @@ func geisterOracleRanks(t *testing.T) []geisterOracleRow {
 func TestGeisterVerifyManifest(t *testing.T) {
 	ctx := context.Background()
 	rows := geisterOracleRanks(t)
-	// The flip lands on the first oracle row that the tables answer,
-	// not the rules.
-	flipAt := -1
-	for _, r := range rows {
-		p, err := geister.ParseBoard(r.board)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, term := p.Terminal(); !term {
-			flipAt = int(r.rank)
-			break
-		}
-	}
+	flipAt := tableRow(t, rows)
 	raw, sums := geisterFixture(t, gvRaw), geisterFixture(t, "SHA256SUMS")
 	for _, intoDir := range []bool{false, true} {
 		t.Run(map[bool]string{false: "beside", true: "manifest-dir"}[intoDir], func(t *testing.T) {
@@ -238,9 +227,27 @@ func TestGeisterVerifyManifest(t *testing.T) {
 	}
 }
 
-// probeGeisterRows probes every row in a fresh tablebase on dir: a
-// non-terminal row in the 8 KiB chunk of flipAt (none when negative) must
-// fail with ErrCorrupt, every other row give its oracle value.
+// tableRow returns the entry of the first row the tables answer, not the
+// rules: where a flipped byte must be found.
+func tableRow(t *testing.T, rows []geisterOracleRow) int {
+	t.Helper()
+	for _, r := range rows {
+		p, err := geister.ParseBoard(r.board)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, term := p.Terminal(); !term {
+			return int(r.rank)
+		}
+	}
+	t.Fatal("every oracle row is terminal")
+	return -1
+}
+
+// probeGeisterRows probes every row in a fresh tablebase on dir (a
+// --tables location): a non-terminal row in the 8 KiB chunk of flipAt
+// (none when negative) must fail with ErrCorrupt, every other row give its
+// oracle value.
 func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geisterOracleRow, flipAt int) {
 	t.Helper()
 	tb, err := openGeister(ctx, []string{dir}, geister.Options{})
@@ -354,4 +361,40 @@ func TestGeisterVerifyUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGeisterVerifyS3 is the remote case verify exists for: reference
+// tables in a bucket with only their SHA256SUMS. verify --manifest needs
+// --manifest-dir there; the manifest it writes, uploaded beside the table,
+// is taken by a probe over the bucket (oracle values, then ErrCorrupt in
+// the chunk of a flipped byte). Arbiters as TestGeisterVerifyManifest's.
+func TestGeisterVerifyS3(t *testing.T) {
+	ctx := context.Background()
+	raw := geisterFixture(t, gvRaw)
+	dir := geisterDir(t, map[string][]byte{gvRaw: raw, "SHA256SUMS": geisterFixture(t, "SHA256SUMS")})
+	srv, url := s3test.ServeDir(t, dir)
+	srv.Setenv(t)
+	if code, _, stderr := runGeisterVerifyArgs(t, "--manifest", "--tables", url); code != 2 || !strings.Contains(stderr, "give --manifest-dir") {
+		t.Fatalf("--manifest over s3 without --manifest-dir: exit %d: %s", code, stderr)
+	}
+	mdir := t.TempDir()
+	code, stdout, stderr := runGeisterVerifyArgs(t, "--manifest", "--manifest-dir", mdir, "--tables", url)
+	want := filepath.Join(mdir, gvTbsum)
+	if code != 0 || !strings.Contains(stdout, "ok      "+gvRaw+"\n") || !strings.Contains(stdout, "wrote   "+want+"\n") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, gvTbsum), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := geisterOracleRanks(t)
+	probeGeisterRows(t, ctx, url, rows, -1)
+	flipAt := tableRow(t, rows[len(rows)/2:])
+	if err := os.WriteFile(filepath.Join(dir, gvRaw), flipped(raw, flipAt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	probeGeisterRows(t, ctx, url, rows, flipAt)
 }
