@@ -121,7 +121,7 @@ func TestManPages(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("tbprobe man: exit %d: %s", res.code, res.stderr)
 	}
-	for _, page := range []string{"tbprobe.1", "tbprobe-serve.1", "tbprobe-geister-build.1", "tbprobe-completion-bash.1"} {
+	for _, page := range []string{"tbprobe.1", "tbprobe-serve.1", "tbprobe-geister-build.1", "tbprobe-geister-verify.1", "tbprobe-completion-bash.1"} {
 		b, err := os.ReadFile(filepath.Join(dir, page))
 		if err != nil {
 			t.Errorf("man page %s: %v", page, err)

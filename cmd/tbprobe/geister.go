@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +40,8 @@ total-4 material), from any working directory.
 
 Play over the GAT protocol (docs/gat.md): "tbprobe geister play -h" (a
 client driven by the tables) and "tbprobe geister serve -h" (a match server).
+Check tables against their SHA256SUMS and write their frame manifests:
+"tbprobe geister verify -h".
 
 Exit status: 0 every board answered, 1 some could not be (bad board, missing
 or corrupt table), 2 usage error or tables that cannot be opened at all.`
@@ -76,7 +77,7 @@ type geisterOptions struct {
 	metadataTTL tables.MetadataTTL
 }
 
-// newGeisterCmd is "tbprobe geister" with its build, play and serve
+// newGeisterCmd is "tbprobe geister" with its build, verify, play and serve
 // subcommands. Its own arguments are boards, probed as the root command
 // probes FENs.
 func newGeisterCmd() *cobra.Command {
@@ -96,7 +97,7 @@ func newGeisterCmd() *cobra.Command {
 	fs.BoolVar(&o.children, "children", false, "list every legal move with its child's value")
 	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
 	o.metadataTTL.Register(fs, geisterTTLUsage)
-	cmd.AddCommand(newGeisterBuildCmd(), newGeisterPlayCmd(), newGeisterServeCmd())
+	cmd.AddCommand(newGeisterBuildCmd(), newGeisterVerifyCmd(), newGeisterPlayCmd(), newGeisterServeCmd())
 	return cmd
 }
 
@@ -110,7 +111,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
-	tb, err := openGeister(ctx, tables, o.metadataTTL.TTL())
+	tb, err := openGeister(ctx, tables, geister.Options{MissingTTL: o.metadataTTL.TTL()})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
@@ -221,10 +222,12 @@ const geisterTTLUsage = "how long a table found missing or refused answers that 
 
 // openGeister opens the Geister tables at urls (searched in order), or the
 // fixture tables built into the binary when urls is empty, so "tbprobe
-// geister" answers from any directory as the chess side does. A table
-// found missing or refused is asked for again after missingTTL.
-func openGeister(ctx context.Context, urls []string, missingTTL time.Duration) (*geisterTables, error) {
+// geister" answers from any directory as the chess side does; opts
+// configures the tablebase (a table found missing or refused is asked for
+// again after opts.MissingTTL).
+func openGeister(ctx context.Context, urls []string, opts geister.Options) (*geisterTables, error) {
 	var srcs []source.Source
+	var locs []string
 	closeAll := func() {
 		for _, s := range srcs {
 			s.Close()
@@ -236,6 +239,7 @@ func openGeister(ctx context.Context, urls []string, missingTTL time.Duration) (
 			return nil, err
 		}
 		srcs = append(srcs, fssource.New(fsys, testdata.GeisterName))
+		locs = append(locs, "embedded:testdata/"+testdata.GeisterName)
 	}
 	for _, u := range urls {
 		s, err := source.Open(ctx, u)
@@ -244,19 +248,23 @@ func openGeister(ctx context.Context, urls []string, missingTTL time.Duration) (
 			return nil, fmt.Errorf("tables %s: %w", source.RedactURL(u), err)
 		}
 		srcs = append(srcs, s)
+		locs = append(locs, u)
 	}
-	tb, err := geister.Open(geister.Options{MissingTTL: missingTTL}, srcs...)
+	tb, err := geister.Open(opts, srcs...)
 	if err != nil {
 		closeAll()
 		return nil, err
 	}
-	return &geisterTables{Tablebase: tb, srcs: srcs}, nil
+	return &geisterTables{Tablebase: tb, srcs: srcs, locs: locs}, nil
 }
 
 // geisterTables is an open Geister tablebase with the sources under it.
 type geisterTables struct {
 	*geister.Tablebase
 	srcs []source.Source
+	// locs are the sources' locations, as given (a --tables URL, or
+	// embedded:testdata/... for the built-in fixture).
+	locs []string
 }
 
 // Close closes the tablebase, then its sources.

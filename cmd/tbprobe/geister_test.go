@@ -20,6 +20,21 @@ import (
 // values.tsv: board and value columns.
 func geisterOracle(t *testing.T) (boards []string, values []int) {
 	t.Helper()
+	for _, row := range geisterOracleRows(t) {
+		v, err := strconv.Atoi(row["value"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		boards = append(boards, row["board"], row["gat"])
+		values = append(values, v, v)
+	}
+	return boards, values
+}
+
+// geisterOracleRows reads every row of the committed values_id000.tsv, by
+// column name.
+func geisterOracleRows(t *testing.T) []map[string]string {
+	t.Helper()
 	f, err := os.Open(testenv.Testdata(t, "geister", "values_id000.tsv"))
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +42,7 @@ func geisterOracle(t *testing.T) (boards []string, values []int) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	var header []string
+	var rows []map[string]string
 	for sc.Scan() {
 		fields := strings.Split(sc.Text(), "\t")
 		if header == nil {
@@ -37,14 +53,12 @@ func geisterOracle(t *testing.T) (boards []string, values []int) {
 		for i, h := range header {
 			row[h] = fields[i]
 		}
-		v, err := strconv.Atoi(row["value"])
-		if err != nil {
-			t.Fatal(err)
-		}
-		boards = append(boards, row["board"], row["gat"])
-		values = append(values, v, v)
+		rows = append(rows, row)
 	}
-	return boards, values
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // TestGeisterCLIOracle feeds every committed oracle board (both notations)

@@ -156,7 +156,7 @@ func (tb *Tablebase) check(ctx context.Context, i int, m Material, obj source.Ob
 	var mf *frameManifest
 	var mfErr error
 	lookup := func() {
-		if !legacy {
+		if !legacy && !tb.noManifests {
 			mf, mfErr = tb.readManifest(ctx, i, m)
 		}
 	}

@@ -165,44 +165,19 @@ func (t *rawTable) checkRawChunks(ctx context.Context, off uint64, n int) error 
 // as m.FileName()+ManifestSuffix. It reads the whole table, decoded, and
 // writes a manifest only for a table that verifies against the sums of its
 // source (SHA256SUMS or the builder's sidecar: the raw file's sum, or the
-// table file's own); a table they do not list, or list with another sum,
-// fails, the latter with ErrCorrupt.
+// table file's own); a table they do not list fails, as does one they list
+// with another sum, the latter with ErrCorrupt (see Verify).
 func (tb *Tablebase) Manifest(ctx context.Context, m Material) ([]byte, error) {
-	if !m.Valid() {
-		return nil, fmt.Errorf("%w: %v", ErrNoMaterial, m)
-	}
-	st, err := tb.table(ctx, m)
-	if err != nil {
+	c, err := tb.Verify(ctx, m, nil)
+	switch {
+	case err != nil:
 		return nil, err
+	case c.Legacy:
+		return nil, fmt.Errorf("geister: %s is in the legacy layout; manifests cover obsblk tables", c.Name)
+	case !c.Listed:
+		return nil, fmt.Errorf("geister: no %s or %s lists %s: nothing to check it against before writing its manifest", SumsFile, sidecarName(m), c.Name)
 	}
-	if st.legacy {
-		return nil, fmt.Errorf("geister: %s is in the legacy layout; manifests cover obsblk tables", st.name)
-	}
-	mf := newFrameManifest(m)
-	h := sha256.New()
-	buf := make([]byte, manifestChunk)
-	for lo := uint64(0); lo < mf.entries; lo += manifestChunk {
-		p := buf[:min(manifestChunk, mf.entries-lo)]
-		if err := st.read(ctx, p, lo); err != nil {
-			return nil, err
-		}
-		mf.add(h, p)
-	}
-	h.Sum(mf.rawSum[:0])
-	sums, err := tb.sumsFor(ctx, st.source, m)
-	if err != nil {
-		return nil, err
-	}
-	if want, ok := sums[m.FileName()]; ok {
-		if want != mf.rawSum {
-			return nil, fmt.Errorf("%w: %s decodes to bytes whose sha256 is not the one its sums give the raw file", ErrCorrupt, st.name)
-		}
-		return mf.encode(), nil
-	}
-	if _, ok := sums[st.name]; ok && st.verified {
-		return mf.encode(), nil // its own sum was checked when it opened
-	}
-	return nil, fmt.Errorf("geister: no %s or %s lists %s: nothing to check it against before writing its manifest", SumsFile, sidecarName(m), st.name)
+	return c.Manifest, nil
 }
 
 // ManifestOf returns the frame manifest of material m's table whose raw

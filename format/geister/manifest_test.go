@@ -6,7 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tbfs/tbfs/internal/testenv"
 )
 
 // writeManifests writes, into a copy of the shared tables' folder (every
@@ -153,5 +156,102 @@ func TestManifestOf(t *testing.T) {
 	}
 	if _, err := ManifestOf(m, raw[1:]); err == nil {
 		t.Error("ManifestOf accepted bytes of the wrong size")
+	}
+}
+
+// TestVerify: Verify's verdict on the committed id000 fixture in each way
+// its folder may hold it, the manifest it returns the one Manifest writes
+// from the fixture verified against the reference's SHA256SUMS (the
+// arbiter, with the damage).
+func TestVerify(t *testing.T) {
+	ctx := context.Background()
+	fixture := testenv.Testdata(t, "geister")
+	m, _ := MaterialByID(0)
+	want, err := openDir(t, fixture, Options{}).Manifest(ctx, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(fixture, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	raw, zst, sumsFile := m.FileName(), m.FileName()+".zst", read(SumsFile)
+	var zstLine []byte
+	for _, line := range bytes.SplitAfter(sumsFile, []byte("\n")) {
+		if bytes.HasSuffix(bytes.TrimSpace(line), []byte("  "+zst)) {
+			zstLine = line
+		}
+	}
+	flippedZst := append([]byte(nil), read(zst)...)
+	flippedZst[len(flippedZst)/2] ^= 0x10
+	stale := append([]byte(nil), want...)
+	stale[len(stale)-20] ^= 1
+	man := raw + ManifestSuffix
+	for _, c := range []struct {
+		name    string
+		files   map[string][]byte
+		opts    Options
+		listed  bool
+		corrupt bool
+	}{
+		{"raw and sums", map[string][]byte{raw: read(raw), SumsFile: sumsFile}, Options{}, true, false},
+		{"zst and sums", map[string][]byte{zst: read(zst), SumsFile: sumsFile}, Options{}, true, false},
+		// The manifest stands in for the whole check on open, so only
+		// Verify hashes the file for its own sum.
+		{"zst, its own sum only, and manifest", map[string][]byte{zst: read(zst), SumsFile: zstLine, man: want}, Options{}, true, false},
+		{"flipped zst, its own sum only, and manifest", map[string][]byte{zst: flippedZst, SumsFile: zstLine, man: want}, Options{}, false, true},
+		{"no sums", map[string][]byte{raw: read(raw)}, Options{}, false, false},
+		{"damaged manifest", map[string][]byte{raw: read(raw), SumsFile: sumsFile, man: stale}, Options{}, false, true},
+		{"damaged manifest ignored", map[string][]byte{raw: read(raw), SumsFile: sumsFile, man: stale}, Options{NoManifests: true}, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, b := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var last, total int64
+			got, err := openDir(t, dir, c.opts).Verify(ctx, m, func(done, n int64) { last, total = done, n })
+			switch {
+			case c.corrupt:
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("Verify = %+v, %v; want ErrCorrupt", got, err)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if got.Listed != c.listed || got.Legacy || got.Source != 0 || (c.listed && !bytes.Equal(got.Manifest, want)) || (!c.listed && got.Manifest != nil) {
+				t.Errorf("Verify = %+v (manifest %d bytes), want listed %v", got, len(got.Manifest), c.listed)
+			}
+			if total != int64(m.Entries()) || last != total {
+				t.Errorf("progress ended at %d of %d, want %d", last, total, m.Entries())
+			}
+		})
+	}
+}
+
+// TestCandidates: the materials whose table files a listable folder holds,
+// by any name Open looks for, and no others.
+func TestCandidates(t *testing.T) {
+	m0, _ := MaterialByID(0)
+	m5, _ := MaterialByID(5)
+	m7, _ := MaterialByID(7)
+	dir := t.TempDir()
+	for _, name := range []string{m0.FileName() + ".zst", strings.TrimSuffix(m5.FileName(), "_obsblk.bin") + ".bin", m7.FileName() + ".sha256", SumsFile} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := openDir(t, dir, Options{}).Candidates(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != m0 || got[1] != m5 {
+		t.Errorf("Candidates = %v, want [%v %v]", got, m0, m5)
 	}
 }

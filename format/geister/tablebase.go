@@ -26,6 +26,10 @@ type Options struct {
 	// reads the whole table once; without it a damaged table may answer
 	// with a wrong value.
 	NoVerify bool
+	// NoManifests ignores the frame manifests beside the tables (see
+	// ManifestSuffix), so a table is checked whole against its sums: for
+	// rewriting manifests, which a stale one would otherwise refuse.
+	NoManifests bool
 	// MissingTTL is how long "no source has this table", a source's
 	// lasting refusal of it (a 403), or a table refused as corrupt (short,
 	// or not matching its sums), is remembered before the sources are
@@ -47,9 +51,11 @@ type Tablebase struct {
 	sources  []source.Source
 	sums     []sumsSlot // one per source
 	noVerify bool
-	cache    *FrameCache
-	policy   tableslot.Policy
-	slots    [NumMaterials]tableslot.Slot[*tableState]
+	// noManifests ignores frame manifests (Options.NoManifests).
+	noManifests bool
+	cache       *FrameCache
+	policy      tableslot.Policy
+	slots       [NumMaterials]tableslot.Slot[*tableState]
 
 	mu     sync.Mutex
 	closed bool
@@ -112,10 +118,11 @@ func Open(opts Options, sources ...source.Source) (*Tablebase, error) {
 		}
 	}
 	tb := &Tablebase{
-		sources:  append([]source.Source(nil), sources...),
-		sums:     make([]sumsSlot, len(sources)),
-		noVerify: opts.NoVerify,
-		cache:    opts.Cache,
+		sources:     append([]source.Source(nil), sources...),
+		sums:        make([]sumsSlot, len(sources)),
+		noVerify:    opts.NoVerify,
+		noManifests: opts.NoManifests,
+		cache:       opts.Cache,
 	}
 	ttl := opts.MissingTTL
 	if ttl == 0 {
@@ -380,17 +387,36 @@ func (tb *Tablebase) Probe(ctx context.Context, p Position) (Result, error) {
 	return ResultOf(v), nil
 }
 
-// Available returns the materials whose tables can be read, in id order.
-// Sources that can list (source.Lister) are listed once; the others are
-// asked for each material's files.
+// Available returns the materials whose tables can be read, in id order,
+// opening each of Candidates.
 func (tb *Tablebase) Available(ctx context.Context) ([]Material, error) {
+	candidates, err := tb.Candidates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Material
+	for _, m := range candidates {
+		ok, err := tb.Has(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Candidates returns, in id order and without opening them, the materials
+// some source lists a table file of (any name Open looks for). Sources that
+// can list (source.Lister) are listed once; when one cannot, every
+// material is a candidate.
+func (tb *Tablebase) Candidates(ctx context.Context) ([]Material, error) {
 	listed := map[string]bool{}
-	canList := true
 	for _, src := range tb.sources {
 		entries, err := source.List(ctx, src, "")
 		if errors.Is(err, source.ErrUnsupported) {
-			canList = false
-			break
+			return Materials(), nil
 		}
 		if err != nil {
 			return nil, err
@@ -401,23 +427,13 @@ func (tb *Tablebase) Available(ctx context.Context) ([]Material, error) {
 	}
 	var out []Material
 	for _, m := range materials {
-		if canList {
-			base := m.FileName()
-			legacy := strings.TrimSuffix(base, "_obsblk.bin") + ".bin"
-			found := false
-			for _, name := range []string{base + ".zst", base + ".zstd", base, legacy + ".zst", legacy + ".zstd", legacy} {
-				found = found || listed[name]
+		base := m.FileName()
+		legacy := strings.TrimSuffix(base, "_obsblk.bin") + ".bin"
+		for _, name := range []string{base + ".zst", base + ".zstd", base, legacy + ".zst", legacy + ".zstd", legacy} {
+			if listed[name] {
+				out = append(out, m)
+				break
 			}
-			if !found {
-				continue
-			}
-		}
-		ok, err := tb.Has(ctx, m)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, m)
 		}
 	}
 	return out, nil

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/internal/progress"
+	"github.com/tbfs/tbfs/source"
+)
+
+// geisterVerifyLong is geister verify's help text.
+const geisterVerifyLong = `Reads every Geister table of the --tables locations (or the named
+materials' tables: the file a probe reads, a .bin.zst before a raw .bin)
+whole and checks it against its location's ` + geister.SumsFile + ` or the builder's
+<raw name>.sha256 sidecar: a raw .bin by its sha256, a .bin.zst by its raw
+file's sha256 over the decoded frames, or else by its own. A frame
+manifest beside a table is checked too, chunk by chunk. Each table is
+reported as verified ("ok"; on a terminal a progress bar stands for it),
+not listed (a note: no sums name it, so nothing says its bytes are
+right), CORRUPT naming the file, or unreadable (FAILED); a table in the
+legacy layout is checked the same way and noted as such. Exit status 1 on
+any corruption, an unreadable table, or a named material with no table;
+2 on a usage error.
+
+A MATERIAL is pb1pr1ob1or1 (as in the file names), id000 or 0.
+
+With --manifest, each obsblk table that verifies gets a frame manifest
+(<raw name>` + geister.ManifestSuffix + `: one hash per 8 KiB chunk of the decoded table, with its
+sha256), beside it (local tables) or in --manifest-dir, from where it is
+copied beside the tables (into the bucket, say). A probe then checks each
+chunk it reads against the manifest instead of reading the whole table for
+its sha256 before its first answer (for a remote table, the difference
+between a few requests and a download). Tables no sums list, and legacy
+tables, get none. Manifests already there are then ignored, so stale ones
+are rewritten.`
+
+// geisterVerifyOptions are the flags of "tbprobe geister verify".
+type geisterVerifyOptions struct {
+	tables         []string
+	writeManifests bool
+	manifestDir    string
+}
+
+// newGeisterVerifyCmd is "tbprobe geister verify".
+func newGeisterVerifyCmd() *cobra.Command {
+	var o geisterVerifyOptions
+	cmd := &cobra.Command{
+		Use:   "verify [flags] [MATERIAL...]",
+		Short: "Check Geister tables against their SHA256SUMS and write their frame manifests",
+		Long:  geisterVerifyLong,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cli.Exit(runGeisterVerifyCmd(cmd, o, args))
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files: a directory, file://, s3://, http(s):// URL (repeatable, searched in order; default: the fixture table built in)")
+	fs.BoolVar(&o.writeManifests, "manifest", false, "write a frame manifest (one hash per 8 KiB chunk, bound to the sums' sha256) for every obsblk table that verifies, beside it (local tables) or in --manifest-dir; probes check what they read against it")
+	fs.StringVar(&o.manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's raw name plus "+geister.ManifestSuffix+", e.g. id000_pb1pr1ob1or1_obsblk.bin"+geister.ManifestSuffix+") instead of beside the tables")
+	return cmd
+}
+
+// runGeisterVerifyCmd checks the usage, then verifies the tables; it
+// returns the exit status.
+func runGeisterVerifyCmd(cmd *cobra.Command, o geisterVerifyOptions, args []string) int {
+	usage := func(format string, a ...any) int {
+		cli.UsageError(cmd, format, a...)
+		return 2
+	}
+	if o.manifestDir != "" && !o.writeManifests {
+		return usage("--manifest-dir needs --manifest")
+	}
+	var want []geister.Material
+	seen := map[geister.Material]bool{}
+	for _, a := range args {
+		m, err := parseGeisterMaterial(a)
+		if err != nil {
+			return usage("%v", err)
+		}
+		if !seen[m] {
+			seen[m] = true
+			want = append(want, m)
+		}
+	}
+	if o.writeManifests && o.manifestDir == "" {
+		// Found before reading any table, not after reading each.
+		if len(o.tables) == 0 {
+			return usage("--manifest: the built-in fixture is not a local folder: give --tables or --manifest-dir")
+		}
+		for _, loc := range o.tables {
+			if _, err := manifestFolder(source.RedactURL(loc), ""); err != nil {
+				return usage("--manifest: %v", err)
+			}
+		}
+	}
+	return runGeisterVerify(cmd.Context(), o, want, cmd.OutOrStdout(), cmd.ErrOrStderr())
+}
+
+// parseGeisterMaterial reads a material as pb1pr1ob1or1, id000 or 0.
+func parseGeisterMaterial(s string) (geister.Material, error) {
+	if n := strings.TrimPrefix(strings.ToLower(s), "id"); n != "" && strings.Trim(n, "0123456789") == "" {
+		id, err := strconv.Atoi(n)
+		if err != nil {
+			return geister.Material{}, fmt.Errorf("%q is not a material id", s)
+		}
+		return geister.MaterialByID(id)
+	}
+	return geister.ParseMaterial(strings.ToLower(s))
+}
+
+// runGeisterVerify verifies the tables of want (every table found when
+// want is empty) and returns the exit status.
+func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geister.Material, stdout, stderr io.Writer) int {
+	// A manifest is written from the table and its sums alone, so a
+	// stale one must not stand in the way.
+	gt, err := openGeister(ctx, o.tables, geister.Options{NoManifests: o.writeManifests})
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister verify: %v\n", err)
+		return 1
+	}
+	defer gt.Close()
+	named := len(want) > 0
+	if !named {
+		if want, err = gt.Candidates(ctx); err != nil {
+			fmt.Fprintf(stderr, "tbprobe geister verify: %v\n", err)
+			return 1
+		}
+	}
+	bar := progress.New(stderr, progress.Options{Unit: "entries"})
+	var checked, verified, unlisted, bad, failed int
+	for i, m := range want {
+		if ctx.Err() != nil {
+			break
+		}
+		var step *progress.Step
+		c, err := gt.Verify(ctx, m, func(done, total int64) {
+			if step == nil {
+				step = bar.Start(fmt.Sprintf("[%d/%d] %s", i+1, len(want), m.FileName()), total)
+			}
+			step.Set(done)
+		})
+		if step != nil {
+			step.Done()
+		}
+		where := ""
+		if err == nil || c.Name != "" {
+			where = source.RedactURL(gt.locs[c.Source])
+		}
+		switch {
+		case errors.Is(err, geister.ErrNoTable) && !named:
+			continue // a candidate of a source that cannot list
+		case errors.Is(err, geister.ErrNoTable):
+			fmt.Fprintf(stderr, "tbprobe geister verify: no table for %v (id%03d)\n", m, m.ID())
+			return 1
+		case errors.Is(err, geister.ErrCorrupt):
+			checked++
+			bad++
+			fmt.Fprintf(stdout, "CORRUPT %v%s\n", err, inLoc(where))
+			continue
+		case err != nil:
+			checked++
+			failed++
+			fmt.Fprintf(stdout, "FAILED  %s: %v%s\n", m.FileName(), err, inLoc(where))
+			continue // an interrupt ends the loop at its top
+		}
+		checked++
+		if !c.Listed {
+			unlisted++
+			note := ""
+			if o.writeManifests {
+				note = "; no manifest written"
+			}
+			fmt.Fprintf(stdout, "note    %s: not listed in %s or %s.sha256: read whole, but nothing to check its bytes against%s (in %s)\n", c.Name, geister.SumsFile, m.FileName(), note, where)
+			continue
+		}
+		verified++
+		if !bar.Terminal() {
+			legacy := ""
+			if c.Legacy {
+				legacy = " (legacy layout)"
+			}
+			fmt.Fprintf(stdout, "ok      %s%s\n", c.Name, legacy)
+		}
+		if !o.writeManifests {
+			continue
+		}
+		if c.Legacy {
+			fmt.Fprintf(stdout, "note    %s: legacy layout: no manifest written (frame manifests cover obsblk tables)\n", c.Name)
+			continue
+		}
+		path, err := saveManifest(gt.locs[c.Source], m.FileName()+geister.ManifestSuffix, o.manifestDir, c.Manifest)
+		if err != nil {
+			fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", c.Name, err, where)
+			failed++
+			continue
+		}
+		fmt.Fprintf(stdout, "wrote   %s\n", path)
+	}
+	fmt.Fprintf(stdout, "%d tables checked: %d verified, %d not listed in any sums, %d corrupt, %d unreadable\n", checked, verified, unlisted, bad, failed)
+	if checked == 0 && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "tbprobe geister verify: no Geister tables in %s\n", strings.Join(redactAll(gt.locs), ", "))
+		return 1
+	}
+	if bad > 0 || failed > 0 || ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
+
+// inLoc is " (in LOC)" for a known location, "" otherwise.
+func inLoc(loc string) string {
+	if loc == "" {
+		return ""
+	}
+	return " (in " + loc + ")"
+}
+
+// redactAll redacts every location in locs.
+func redactAll(locs []string) []string {
+	out := make([]string, len(locs))
+	for i, l := range locs {
+		out[i] = source.RedactURL(l)
+	}
+	return out
+}
