@@ -435,6 +435,7 @@ func TestOpenAhead(t *testing.T) {
 type changingSource struct {
 	source.Source
 	changed atomic.Int32 // reads left to fail
+	opens   atomic.Int64
 }
 
 func (s *changingSource) Open(ctx context.Context, name string) (source.Object, error) {
@@ -442,6 +443,7 @@ func (s *changingSource) Open(ctx context.Context, name string) (source.Object, 
 	if err != nil {
 		return nil, err
 	}
+	s.opens.Add(1)
 	return changingObject{obj, s}, nil
 }
 
@@ -492,6 +494,12 @@ func TestChangedObjectConcurrent(t *testing.T) {
 	explained := func(err error) bool {
 		return err == nil || errors.Is(err, source.ErrChanged) || errors.Is(err, source.ErrClosed)
 	}
+	for _, r := range rows {
+		if err := check(r); err != nil {
+			t.Fatalf("before the replacing: %v", err)
+		}
+	}
+	opened := src.opens.Load()
 	stop := make(chan struct{})
 	errs := make(chan error, 4)
 	var wg sync.WaitGroup
@@ -541,5 +549,8 @@ func TestChangedObjectConcurrent(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d rows failed after the replacing stopped", bad, len(rows))
+	}
+	if src.opens.Load() == opened {
+		t.Error("no table was opened again: no probe met a replacement")
 	}
 }
