@@ -519,6 +519,29 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 	}
 }
 
+// wdlWant is a position and the WDL the reference gives it.
+type wdlWant struct {
+	pos chess.Position
+	wdl int
+}
+
+// fixtureWDLs parses the rows of the fixture oracle under dir (an even
+// sample of them under the race detector) in the test's goroutine, so the
+// goroutines probing them only compare.
+func fixtureWDLs(t *testing.T, dir string) []wdlWant {
+	t.Helper()
+	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
+	if raceEnabled {
+		rows = sample(rows, 120)
+	}
+	wants := make([]wdlWant, len(rows))
+	for i, r := range rows {
+		wants[i].pos = r.position(t)
+		wants[i].wdl, _, _, _, _ = r.expected(t)
+	}
+	return wants
+}
+
 // TestPooledWDLBlocksUnderEviction asks 8 goroutines at once for the WDL
 // class of the fixture oracle rows through a budget of a few blocks, so
 // nearly every read evicts a block whose buffer goes back to the pool and
@@ -527,19 +550,7 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 // would give another block's codes.
 func TestPooledWDLBlocksUnderEviction(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
-	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
-	if raceEnabled {
-		rows = sample(rows, 120)
-	}
-	type want struct {
-		pos chess.Position
-		wdl int
-	}
-	wants := make([]want, len(rows))
-	for i, r := range rows {
-		wants[i].pos = r.position(t)
-		wants[i].wdl, _, _, _, _ = r.expected(t)
-	}
+	wants := fixtureWDLs(t, dir)
 	const budget = 200 << 10
 	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
 	ctx := context.Background()
@@ -623,19 +634,7 @@ func TestChangedObjectConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Close()
-	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
-	if raceEnabled {
-		rows = sample(rows, 120)
-	}
-	type want struct {
-		pos chess.Position
-		wdl int
-	}
-	wants := make([]want, len(rows))
-	for i, r := range rows {
-		wants[i].pos = r.position(t)
-		wants[i].wdl, _, _, _, _ = r.expected(t)
-	}
+	wants := fixtureWDLs(t, dir)
 	ctx := context.Background()
 	check := func(i int) error {
 		w := &wants[i%len(wants)]
