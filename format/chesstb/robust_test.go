@@ -581,6 +581,29 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 	}
 }
 
+// wdlWant is a position and the WDL the reference gives it.
+type wdlWant struct {
+	pos chess.Position
+	wdl int
+}
+
+// fixtureWDLs parses the rows of the fixture oracle under dir (an even
+// sample of them under the race detector) in the test's goroutine, so the
+// goroutines probing them only compare.
+func fixtureWDLs(t *testing.T, dir string) []wdlWant {
+	t.Helper()
+	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
+	if raceEnabled {
+		rows = sample(rows, 120)
+	}
+	wants := make([]wdlWant, len(rows))
+	for i, r := range rows {
+		wants[i].pos = r.position(t)
+		wants[i].wdl, _, _, _, _ = r.expected(t)
+	}
+	return wants
+}
+
 // TestPooledWDLBlocksUnderEviction asks 8 goroutines at once for the WDL
 // class of the fixture oracle rows through a budget of a few blocks, so
 // nearly every read evicts a block whose buffer goes back to the pool and
@@ -589,19 +612,7 @@ func TestMemoSkipsEvictedPackBlock(t *testing.T) {
 // would give another block's codes.
 func TestPooledWDLBlocksUnderEviction(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
-	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
-	if raceEnabled {
-		rows = sample(rows, 120)
-	}
-	type want struct {
-		pos chess.Position
-		wdl int
-	}
-	wants := make([]want, len(rows))
-	for i, r := range rows {
-		wants[i].pos = r.position(t)
-		wants[i].wdl, _, _, _, _ = r.expected(t)
-	}
+	wants := fixtureWDLs(t, dir)
 	const budget = 200 << 10
 	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
 	ctx := context.Background()
@@ -631,5 +642,130 @@ func TestPooledWDLBlocksUnderEviction(t *testing.T) {
 	}
 	if used, peak := tb.CacheStats(); used > budget || peak > budget {
 		t.Errorf("cache held %d bytes (peak %d) over the %d budget", used, peak, budget)
+	}
+}
+
+// changingSource makes the next data reads of its objects fail with
+// source.ErrChanged, as a remote source's reads do once the object behind
+// them is replaced; a fresh open reads the same bytes again.
+type changingSource struct {
+	source.Source
+	changed atomic.Int32 // reads left to fail
+	opens   atomic.Int64
+}
+
+func (s *changingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.opens.Add(1)
+	return changingObject{obj, s}, nil
+}
+
+type changingObject struct {
+	source.Object
+	src *changingSource
+}
+
+func (o changingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	if hint == source.HintData && o.src.changed.Add(-1) >= 0 {
+		return 0, source.Changed("replaced")
+	}
+	return o.Object.ReadAt(ctx, p, off, hint)
+}
+
+// TestChangedObjectConcurrent replaces tables (their next reads fail with
+// source.ErrChanged) while goroutines probe: every answer given is the
+// oracle's, every failure one the replacing explains (the object changed,
+// or was closed when its table was forgotten), and once the replacing
+// stops every probe answers, so no forgotten table is left in use.
+// Arbiter: the fixture oracle's WDL and the failures the test injects.
+func TestChangedObjectConcurrent(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	mm, err := mmap.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mm.Close()
+	src := &changingSource{Source: mm}
+	// A cache of a few blocks, so probes keep reading (and meeting the
+	// replacements) instead of answering from decoded blocks.
+	tb, err := Open(Options{SkipChecksums: true, BlockCacheBytes: 4 << 10}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	wants := fixtureWDLs(t, dir)
+	ctx := context.Background()
+	check := func(i int) error {
+		w := &wants[i%len(wants)]
+		pos := w.pos
+		got, err := tb.WDL(ctx, &pos)
+		if err != nil {
+			return err
+		}
+		if got != w.wdl {
+			return fmt.Errorf("%s: WDL %d, the reference's %d", pos.FEN(), got, w.wdl)
+		}
+		return nil
+	}
+	explained := func(err error) bool {
+		return err == nil || errors.Is(err, source.ErrChanged) || errors.Is(err, source.ErrClosed)
+	}
+	for i := range wants {
+		if err := check(i); err != nil {
+			t.Fatalf("before the replacing: %v", err)
+		}
+	}
+	opened := src.opens.Load()
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g * 37; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := check(i); !explained(err) {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for i := 0; i < 100; {
+		src.changed.Store(1)
+		// Probe until some read met the replacement.
+		for src.changed.Load() > 0 {
+			if err := check(i); !explained(err) {
+				t.Error(err)
+			}
+			i++
+		}
+		i++
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	bad := 0
+	for i := range wants {
+		if err := check(i); err != nil {
+			if bad++; bad <= 10 {
+				t.Errorf("after the replacing: %v", err)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rows failed after the replacing stopped", bad, len(wants))
+	}
+	if src.opens.Load() == opened {
+		t.Error("no table was opened again: no probe met a replacement")
 	}
 }

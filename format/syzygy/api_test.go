@@ -3,6 +3,7 @@ package syzygy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -447,5 +448,131 @@ func TestOpenAhead(t *testing.T) {
 		if !opened[name] {
 			t.Errorf("%s not opened; opened %v", name, opened)
 		}
+	}
+}
+
+// changingSource makes the next data reads of its objects fail with
+// source.ErrChanged, as a remote source's reads do once the object behind
+// them is replaced; a fresh open reads the same bytes again.
+type changingSource struct {
+	source.Source
+	changed atomic.Int32 // reads left to fail
+	opens   atomic.Int64
+}
+
+func (s *changingSource) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := s.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.opens.Add(1)
+	return changingObject{obj, s}, nil
+}
+
+type changingObject struct {
+	source.Object
+	src *changingSource
+}
+
+func (o changingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	if hint == source.HintData && o.src.changed.Add(-1) >= 0 {
+		return 0, source.Changed("replaced")
+	}
+	return o.Object.ReadAt(ctx, p, off, hint)
+}
+
+// TestChangedObjectConcurrent replaces tables (their next reads fail with
+// source.ErrChanged) while goroutines probe: every answer given is the
+// oracle's, every failure one the replacing explains (the object changed,
+// or was closed when its table was forgotten), and once the replacing
+// stops every probe answers. A probe that was handed a table just before
+// another forgot it must not leave it behind for later probes. Arbiter:
+// Fathom's rows (probe.tsv) and the failures the test injects.
+func TestChangedObjectConcurrent(t *testing.T) {
+	src := &changingSource{Source: mmapSource(t, testenv.Testdata(t, "syzygy"))}
+	// A cache of a few blocks, so probes keep reading (and meeting the
+	// replacements) instead of answering from decoded blocks.
+	tb, err := Open(Options{SkipChecksums: true, BlockCache: blockcache.New(4 << 10)}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	rows := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))
+	ctx := context.Background()
+	check := func(r oracleRow) error {
+		pos, err := chess.ParseFEN(r.FEN)
+		if err != nil {
+			return err
+		}
+		got, err := tb.WDL(ctx, &pos)
+		if err != nil {
+			return err
+		}
+		if want := tableWDL(r.WDL, r.DTZ); got != want {
+			return fmt.Errorf("line %d %s: WDL %d, oracle implies %d", r.Line, r.FEN, got, want)
+		}
+		return nil
+	}
+	explained := func(err error) bool {
+		return err == nil || errors.Is(err, source.ErrChanged) || errors.Is(err, source.ErrClosed)
+	}
+	for _, r := range rows {
+		if err := check(r); err != nil {
+			t.Fatalf("before the replacing: %v", err)
+		}
+	}
+	opened := src.opens.Load()
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g * 97; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := check(rows[i%len(rows)]); !explained(err) {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	replaces := 300
+	if raceEnabled {
+		replaces = 100
+	}
+	for i := 0; i < replaces; {
+		src.changed.Store(1)
+		// Probe until some read met the replacement.
+		for src.changed.Load() > 0 {
+			if err := check(rows[i%len(rows)]); !explained(err) {
+				t.Error(err)
+			}
+			i++
+		}
+		i++
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	bad := 0
+	for _, r := range rows {
+		if err := check(r); err != nil {
+			if bad++; bad <= 10 {
+				t.Errorf("after the replacing: %v", err)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rows failed after the replacing stopped", bad, len(rows))
+	}
+	if src.opens.Load() == opened {
+		t.Error("no table was opened again: no probe met a replacement")
 	}
 }

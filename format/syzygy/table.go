@@ -39,9 +39,12 @@ type tableFile struct {
 	dtzMaps  [4][4][]uint16 // [file][map], see wdlToMap
 	cache    *blockcache.Cache
 	forget   func()
-	gate     *checksumGate                   // nil: answers need no checksum first
-	last     [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
-	where    layoutOffsets
+	// forgotten is set once the table is dropped for a replaced object
+	// (its object then closed), so Tablebase.recent no longer serves it.
+	forgotten atomic.Bool
+	gate      *checksumGate                   // nil: answers need no checksum first
+	last      [8]atomic.Pointer[decodedBlock] // per sub-table (2*file+side)
+	where     layoutOffsets
 	// sums is the manifest every read is checked against, nil when the
 	// table has none it can use (sumsIgnored says why).
 	sums        *manifest

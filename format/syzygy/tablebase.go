@@ -219,7 +219,10 @@ func recentSlot(key uint64) uint64 { return (key * 0x9e3779b97f4a7c15) >> 56 }
 func (tb *Tablebase) tableFor(ctx context.Context, pos *chess.Position, k Kind) (*tableFile, bool, error) {
 	key := materialKey(pos, k)
 	slot := &tb.recent[recentSlot(key)]
-	if r := slot.Load(); r != nil && r.key == key {
+	// A probe handed a table just before another forgot it stores it
+	// here after the forgetting cleared the entries: skip a forgotten
+	// one, or its closed object would fail every later probe.
+	if r := slot.Load(); r != nil && r.key == key && !r.file.forgotten.Load() {
 		return r.file, r.swapped, nil
 	}
 	m := materialOf(pos)
@@ -258,6 +261,7 @@ func (tb *Tablebase) table(ctx context.Context, k Kind, m material) (*tableFile,
 // the next probe opens the new version.
 func (tb *Tablebase) forget(key tableKey, f *tableFile) {
 	if tb.tables.Forget(key, f) {
+		f.forgotten.Store(true)
 		for i := range tb.recent {
 			if r := tb.recent[i].Load(); r != nil && r.file == f {
 				tb.recent[i].CompareAndSwap(r, nil)
