@@ -645,36 +645,6 @@ func TestPooledWDLBlocksUnderEviction(t *testing.T) {
 	}
 }
 
-// changingSource makes the next data reads of its objects fail with
-// source.ErrChanged, as a remote source's reads do once the object behind
-// them is replaced; a fresh open reads the same bytes again.
-type changingSource struct {
-	source.Source
-	changed atomic.Int32 // reads left to fail
-	opens   atomic.Int64
-}
-
-func (s *changingSource) Open(ctx context.Context, name string) (source.Object, error) {
-	obj, err := s.Source.Open(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	s.opens.Add(1)
-	return changingObject{obj, s}, nil
-}
-
-type changingObject struct {
-	source.Object
-	src *changingSource
-}
-
-func (o changingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
-	if hint == source.HintData && o.src.changed.Add(-1) >= 0 {
-		return 0, source.Changed("replaced")
-	}
-	return o.Object.ReadAt(ctx, p, off, hint)
-}
-
 // TestChangedObjectConcurrent replaces tables (their next reads fail with
 // source.ErrChanged) while goroutines probe: every answer given is the
 // oracle's, every failure one the replacing explains (the object changed,
@@ -688,7 +658,7 @@ func TestChangedObjectConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mm.Close()
-	src := &changingSource{Source: mm}
+	src := &sourcetest.ChangingReads{Source: mm}
 	// A cache of a few blocks, so probes keep reading (and meeting the
 	// replacements) instead of answering from decoded blocks.
 	tb, err := Open(Options{SkipChecksums: true, BlockCacheBytes: 4 << 10}, src)
@@ -718,7 +688,7 @@ func TestChangedObjectConcurrent(t *testing.T) {
 			t.Fatalf("before the replacing: %v", err)
 		}
 	}
-	opened := src.opens.Load()
+	opened := src.Opens()
 	stop := make(chan struct{})
 	errs := make(chan error, 4)
 	var wg sync.WaitGroup
@@ -738,9 +708,9 @@ func TestChangedObjectConcurrent(t *testing.T) {
 		})
 	}
 	for i := 0; i < 100; {
-		src.changed.Store(1)
+		src.Replace(1)
 		// Probe until some read met the replacement.
-		for src.changed.Load() > 0 {
+		for src.Pending() {
 			if err := check(i); !explained(err) {
 				t.Error(err)
 			}
@@ -765,7 +735,7 @@ func TestChangedObjectConcurrent(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d rows failed after the replacing stopped", bad, len(wants))
 	}
-	if src.opens.Load() == opened {
+	if src.Opens() == opened {
 		t.Error("no table was opened again: no probe met a replacement")
 	}
 }

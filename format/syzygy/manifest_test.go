@@ -135,8 +135,9 @@ func TestManifestFixtureOracle(t *testing.T) {
 	}
 	// The indexes read in pages as probes need them (as the largest
 	// tables' are), through the manifest's smaller pages.
-	defer func(n uint64) { eagerIndexBytes = n }(eagerIndexBytes)
+	saved := eagerIndexBytes
 	eagerIndexBytes = 0
+	t.Cleanup(func() { eagerIndexBytes = saved }) // after the Tablebases close
 	tb := openWith(t, Options{}, mmapSource(t, fixturesWithManifests(t, minPageShift)))
 	checkWDLRows(t, tb, rows)
 	checkDTZRows(t, tb, rows)
@@ -316,8 +317,9 @@ func checkFlips(t *testing.T, src source.Source, opts Options, file string, rows
 func TestManifestFlippedPages(t *testing.T) {
 	// The fixture files are smaller than a first header read: make it
 	// tiny, so the data pages are read only by the probes that need them.
-	defer func(n int) { firstHeaderRead = n }(firstHeaderRead)
+	saved := firstHeaderRead
 	firstHeaderRead = 64
+	t.Cleanup(func() { firstHeaderRead = saved }) // after the Tablebases close
 	dir := fixturesWithManifests(t, minPageShift)
 	src := mmapSource(t, dir)
 	all := readOracle(t, testenv.Testdata(t, "syzygy", "probe.tsv"))

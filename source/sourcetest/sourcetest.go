@@ -522,3 +522,46 @@ func (f *FailingOpens) Open(ctx context.Context, name string) (source.Object, er
 	}
 	return nil, &source.Error{Op: "open", Name: name, Err: err}
 }
+
+// ChangingReads wraps a source so that the next data reads of its objects
+// (as many as Replace asked for) fail with source.ErrChanged, as a remote
+// source's reads do once the object behind them is replaced, while a fresh
+// open reads the same bytes again; it counts the opens. Readers' tests use
+// it to replace tables under running probes.
+type ChangingReads struct {
+	source.Source
+	left  atomic.Int32 // data reads left to fail
+	opens atomic.Int64
+}
+
+// Replace makes the next n data reads fail with source.ErrChanged.
+func (c *ChangingReads) Replace(n int) { c.left.Store(int32(n)) }
+
+// Pending reports whether some of the reads Replace asked for have not
+// been met yet.
+func (c *ChangingReads) Pending() bool { return c.left.Load() > 0 }
+
+// Opens is the number of objects opened so far.
+func (c *ChangingReads) Opens() int64 { return c.opens.Load() }
+
+// Open opens name in the wrapped source, counting it.
+func (c *ChangingReads) Open(ctx context.Context, name string) (source.Object, error) {
+	obj, err := c.Source.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	c.opens.Add(1)
+	return changingObject{obj, c}, nil
+}
+
+type changingObject struct {
+	source.Object
+	src *ChangingReads
+}
+
+func (o changingObject) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hint) (int, error) {
+	if hint == source.HintData && o.src.left.Add(-1) >= 0 {
+		return 0, source.Changed("replaced")
+	}
+	return o.Object.ReadAt(ctx, p, off, hint)
+}
