@@ -37,9 +37,14 @@ const maxPrefetch = 24
 // the probe asks next; a failure is left for that probe to meet (and, when
 // transient, to try again).
 func (tb *Tablebase) openAhead(ctx context.Context, n *node, kinds []Kind) {
-	if f := tb.openFile(KindWDL, n.mat); f != nil && !canPrefetch(f) {
+	switch f, done := tb.tables.Peek(tableKey{KindWDL, n.mat}); {
+	case f != nil && !canPrefetch(f):
 		// A source that cannot fetch ahead is local (memory-mapped):
 		// its tables open as fast as the probe asks for them.
+		return
+	case done && f == nil:
+		// n's own table is missing, refused or corrupt: the probe
+		// fails (or asks again) itself and needs nothing ahead.
 		return
 	}
 	var mats []material
