@@ -390,12 +390,25 @@ func (s *Search) addInfo(f []string) error {
 }
 
 // Close asks the engine to quit and kills it when it has not exited
-// shortly after; it waits for the process either way.
+// shortly after; it waits for the process either way. Lines the engine
+// printed that no call read go into the log (the first closeLines of
+// them), so after a timeout the log still shows what the engine said: a
+// slow reader must not lose the answer that came just too late.
 func (e *Engine) Close() error {
 	_ = e.Send("quit")
 	e.stdin.Close()
+	drained := make(chan struct{})
 	go func() {
-		for range e.lines { // keep the reader moving so the process can end
+		defer close(drained)
+		n := 0
+		for line := range e.lines { // keep the reader moving so the process can end
+			if n < closeLines {
+				e.note("< ", line)
+			}
+			n++
+		}
+		if n > closeLines {
+			e.note("# ", fmt.Sprintf("%d more lines at close not logged", n-closeLines))
 		}
 	}()
 	t := time.NewTimer(500 * time.Millisecond)
@@ -407,5 +420,9 @@ func (e *Engine) Close() error {
 		e.kill()
 		<-e.done
 	}
+	<-drained // e.lines is closed before e.done
 	return nil
 }
+
+// closeLines bounds the unread lines Close copies into the log.
+const closeLines = 100

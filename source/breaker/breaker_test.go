@@ -122,11 +122,14 @@ func TestOpensAfterFailures(t *testing.T) {
 // TestTimeoutOpensAtOnce: a server that never answers costs one request
 // timeout, not one per call: the first call's timeout opens the breaker,
 // and the next calls are refused with no request. Bounded by the
-// transport's request timeout; no sleeps.
+// transport's request timeout; no sleeps. The breaker's clock is the
+// test's: on the wall clock a pause of the test process past the 1 s
+// back-off let a probe through to the hung server.
 func TestTimeoutOpensAtOnce(t *testing.T) {
 	f, src := serveFaults(t, 200*time.Millisecond)
 	f.hang.Store(true)
-	b := breaker.Wrap(src, breaker.Options{Failures: 3})
+	clk := testenv.NewClock(time.Unix(1e9, 0))
+	b := breaker.Wrap(src, breaker.Options{Failures: 3, Now: clk.Now})
 	ctx := context.Background()
 	if _, err := b.Open(ctx, "t"); !errors.Is(err, source.ErrTransient) {
 		t.Fatalf("first call: %v, want a transient timeout", err)
