@@ -13,6 +13,7 @@ import (
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/progress"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -47,6 +48,9 @@ type geisterVerifyOptions struct {
 	tables         []string
 	writeManifests bool
 	manifestDir    string
+	// manifests is --manifests: where the manifests checked are (not
+	// with --manifest, which ignores them).
+	manifests tables.ManifestDir
 }
 
 // newGeisterVerifyCmd is "tbprobe geister verify".
@@ -64,6 +68,7 @@ func newGeisterVerifyCmd() *cobra.Command {
 	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files: a directory, file://, s3://, http(s):// URL (repeatable, searched in order; default: the fixture table built in)")
 	fs.BoolVar(&o.writeManifests, "manifest", false, "write a frame manifest (one hash per 8 KiB chunk, bound to the sums' sha256) for every obsblk table that verifies, beside it (local tables) or in --manifest-dir; probes check what they read against it")
 	fs.StringVar(&o.manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's raw name plus "+geister.ManifestSuffix+", e.g. id000_pb1pr1ob1or1_obsblk.bin"+geister.ManifestSuffix+") instead of beside the tables")
+	o.manifests.Register(fs)
 	return cmd
 }
 
@@ -120,7 +125,7 @@ func parseGeisterMaterial(s string) (geister.Material, error) {
 func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geister.Material, stdout, stderr io.Writer) int {
 	// A manifest is written from the table and its sums alone, so a
 	// stale one must not stand in the way.
-	gt, err := openGeister(ctx, o.tables, geister.Options{NoManifests: o.writeManifests})
+	gt, err := openGeister(ctx, o.tables, o.manifests, geister.Options{NoManifests: o.writeManifests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister verify: %v\n", err)
 		return 1

@@ -106,11 +106,15 @@ func (mf *frameManifest) checkChunk(name string, c int, data []byte) error {
 	return nil
 }
 
-// readManifest returns material m's frame manifest in source i, nil when
-// there is none.
+// readManifest returns the frame manifest of material m's table in source
+// i, from beside it or from Options.Manifests; nil when there is none.
 func (tb *Tablebase) readManifest(ctx context.Context, i int, m Material) (*frameManifest, error) {
 	name := m.FileName() + ManifestSuffix
-	data, err := readSideFile(ctx, tb.sources[i], name, maxManifestBytes)
+	src := tb.sources[i]
+	if tb.manifests != nil {
+		src = tb.manifests
+	}
+	data, err := readSideFile(ctx, src, name, maxManifestBytes)
 	if err != nil || data == nil {
 		return nil, err
 	}
