@@ -36,7 +36,12 @@ child's side to move.
 
 --tables may be given several times (searched in order); the default is the
 fixture table built into the binary (the repository's testdata/geister: the
-total-4 material), from any working directory.
+total-4 material), from any working directory. Frame manifests ("tbprobe
+geister verify --manifest") are looked for beside the tables, or in the
+local folder --manifests names, for tables in a location that holds none (a
+read-only bucket): with one, each 8 KiB chunk of a table is checked as it is
+read, instead of the whole table before its first answer. A table with no
+manifest there is checked whole against its SHA256SUMS, as without one.
 
 Play over the GAT protocol (docs/gat.md): "tbprobe geister play -h" (a
 client driven by the tables) and "tbprobe geister serve -h" (a match server).

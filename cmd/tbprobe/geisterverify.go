@@ -23,25 +23,26 @@ materials' tables: the file a probe reads, a .bin.zst before a raw .bin)
 whole and checks it against its location's ` + geister.SumsFile + ` or the builder's
 <raw name>.sha256 sidecar: a raw .bin by its sha256, a .bin.zst by its raw
 file's sha256 over the decoded frames, or else by its own. A frame
-manifest beside a table is checked too, chunk by chunk. Each table is
-reported as verified ("ok"; on a terminal a progress bar stands for it),
-not listed (a note: no sums name it, so nothing says its bytes are
-right), CORRUPT naming the file, or unreadable (FAILED); a table in the
-legacy layout is checked the same way and noted as such. Exit status 1 on
-any corruption, an unreadable table, or a named material with no table;
-2 on a usage error.
+manifest beside a table, or in the --manifests folder, is checked too,
+chunk by chunk. Each table is reported as verified ("ok"; on a terminal a
+progress bar stands for it), not listed (a note: no sums name it, so
+nothing says its bytes are right), CORRUPT naming the file, or unreadable
+(FAILED); a table in the legacy layout is checked the same way and noted
+as such. Exit status 1 on any corruption, an unreadable table, or a named
+material with no table; 2 on a usage error.
 
 A MATERIAL is pb1pr1ob1or1 (as in the file names), id000 or 0.
 
 With --manifest, each obsblk table that verifies gets a frame manifest
 (<raw name>` + geister.ManifestSuffix + `: one hash per 8 KiB chunk of the decoded table, with its
-sha256), beside it (local tables) or in --manifest-dir, from where it is
-copied beside the tables (into the bucket, say). A probe then checks each
+sha256), beside it (local tables) or in --manifest-dir, which probes of
+tables in a read-only location then take as --manifests (or from where it
+is copied beside the tables, into the bucket, say). A probe checks each
 chunk it reads against the manifest instead of reading the whole table for
 its sha256 before its first answer (for a remote table, the difference
 between a few requests and a download). Tables no sums list, and legacy
-tables, get none. Manifests already there are then ignored, so stale ones
-are rewritten.`
+tables, get none. Manifests already there (and --manifests) are then
+ignored, so stale ones are rewritten.`
 
 // geisterVerifyOptions are the flags of "tbprobe geister verify".
 type geisterVerifyOptions struct {
