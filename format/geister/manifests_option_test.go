@@ -128,9 +128,9 @@ func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []oracleRow, bad string,
 		mustFail := !term && (bad == "all" || bad == "chunk" && idx/manifestChunk == flipAt/manifestChunk)
 		switch {
 		case mustFail && !errors.Is(err, ErrCorrupt):
-			t.Fatalf("pos %s: DTW = %d, %v; want ErrCorrupt", r["pos_id"], got, err)
+			t.Fatalf("id %s pos %s: DTW = %d, %v; want ErrCorrupt", r["id"], r["pos_id"], got, err)
 		case !mustFail && (err != nil || got != want):
-			t.Fatalf("pos %s: DTW = %d, %v; oracle %d", r["pos_id"], got, err, want)
+			t.Fatalf("id %s pos %s: DTW = %d, %v; oracle %d", r["id"], r["pos_id"], got, err, want)
 		}
 		n++
 		if mustFail {
