@@ -71,10 +71,11 @@ a checksum per block, within --decoded-cache-size), so a remount reads them
 back instead of decoding their LZMA again; a damaged file there is decoded
 afresh, never served.
 
-Block integrity manifests (tbprobe verify --manifest) are looked for beside
-the tables, or in the local folder --manifests names, for tables in a
-location that holds none (a read-only bucket): with one, a table's blocks or
-pages are checked as they are read, instead of the whole file before its
+Block integrity manifests (tbprobe verify --manifest, and tbprobe geister
+verify --manifest for the --geister tables) are looked for beside the
+tables, or in the local folder --manifests names, for tables in a location
+that holds none (a read-only bucket): with one, a table's blocks, pages or
+chunks are checked as they are read, instead of the whole file before its
 first answer.
 
 The mount is read-only (ro in /proc/mounts) and the kernel enforces the
@@ -328,7 +329,9 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 	}
 	defer tb.Close()
 
-	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL()}, gsts.Sources()...)
+	// One --manifests folder holds the chess tables' manifests and the
+	// Geister tables' frame manifests; their names do not meet.
+	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL(), Manifests: manifests}, gsts.Sources()...)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/format/syzygy"
 	"github.com/tbfs/tbfs/internal/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -75,5 +79,91 @@ func TestManifestsFlag(t *testing.T) {
 	mnt, _ = startMount(t, nil, "--tables", dir, "--tables", tables)
 	if got, err := os.ReadFile(filepath.Join(mnt, "wdl", strings.ReplaceAll(rows[0].FEN, " ", "_"))); err == nil {
 		t.Errorf("without --manifests: %s read %q from a table whose checksum fails", rows[0].FEN, got)
+	}
+}
+
+// TestGeisterManifestsFlag: the --geister tables take --manifests too. A
+// byte of the committed id000 table is flipped (its shipped SHA256SUMS
+// beside it); with --manifests naming a folder holding its frame manifest
+// (written, as verify writes it, from the intact table after it matched
+// those sums) a board in another chunk answers the reference's value and
+// only a board in the flipped chunk fails (EIO); without the flag every
+// board waits for the whole-file sha256, which fails. Arbiters:
+// values_id000.tsv and the shipped SHA256SUMS.
+func TestGeisterManifestsFlag(t *testing.T) {
+	ctx := context.Background()
+	fixture := testenv.Testdata(t, "geister")
+	src, err := mmap.New(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	gtb, err := geister.Open(geister.Options{}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := geister.MaterialByID(0)
+	mf, err := gtb.Manifest(ctx, m)
+	gtb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests := t.TempDir()
+	if err := os.WriteFile(filepath.Join(manifests, m.FileName()+geister.ManifestSuffix), mf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two oracle boards the table answers (not terminal), in different
+	// 8 KiB chunks: values_id000.tsv's pos_id 1 and 4, with their value
+	// and obsblk_rank. The flip goes into the first one's entry.
+	boards := []struct {
+		board string
+		value int
+		rank  int
+	}{
+		{"...r../....../..B.../.R..../....../b.....", 2, 97690},
+		{"....../B..r../....R./....../b...../......", 3, 507472},
+	}
+	raw, err := os.ReadFile(filepath.Join(fixture, m.FileName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[boards[0].rank] ^= 0x10
+	sums, err := os.ReadFile(filepath.Join(fixture, geister.SumsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := t.TempDir()
+	for name, b := range map[string][]byte{m.FileName(): raw, geister.SumsFile: sums} {
+		if err := os.WriteFile(filepath.Join(tables, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, c := range []struct {
+		name string
+		args []string
+		ok   []bool // per board: answers the oracle's value, else an error
+	}{
+		{"with --manifests", []string{"--manifests", manifests}, []bool{false, true}},
+		{"without", nil, []bool{false, false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mnt, p := startMount(t, nil, append([]string{"--tables", testenv.Testdata(t, "chesstb"), "--geister", tables}, c.args...)...)
+			for i, b := range boards {
+				data, err := os.ReadFile(filepath.Join(mnt, "geister", b.board+".json"))
+				if !c.ok[i] {
+					// A corrupt table is EIO, never a value.
+					if !errors.Is(err, syscall.EIO) {
+						t.Errorf("%s (entry %d, flipped): %s, %v; want EIO", b.board, b.rank, data, err)
+					}
+					continue
+				}
+				var d struct{ Value *int }
+				if err != nil || json.Unmarshal(data, &d) != nil || d.Value == nil || *d.Value != b.value {
+					t.Errorf("%s (entry %d): %s, %v; want value %d\n%s", b.board, b.rank, data, err, b.value, p.Stderr)
+				}
+			}
+		})
 	}
 }

@@ -114,14 +114,19 @@ func TestCompletion(t *testing.T) {
 }
 
 // "tbprobe man DIR" writes a man page per command, each a troff page with
-// a NAME section.
+// a NAME section; every command that opens tables lists --manifests.
 func TestManPages(t *testing.T) {
 	dir := t.TempDir()
 	res := runBin(t, "", nil, "man", dir)
 	if res.code != 0 {
 		t.Fatalf("tbprobe man: exit %d: %s", res.code, res.stderr)
 	}
-	for _, page := range []string{"tbprobe.1", "tbprobe-serve.1", "tbprobe-geister-build.1", "tbprobe-geister-verify.1", "tbprobe-completion-bash.1"} {
+	const manifests = `\fB\-\-manifests\fR`
+	for page, want := range map[string]string{
+		"tbprobe.1": manifests, "tbprobe-serve.1": manifests, "tbprobe-geister.1": manifests,
+		"tbprobe-geister-build.1": "", "tbprobe-geister-play.1": manifests, "tbprobe-geister-verify.1": manifests,
+		"tbprobe-completion-bash.1": "",
+	} {
 		b, err := os.ReadFile(filepath.Join(dir, page))
 		if err != nil {
 			t.Errorf("man page %s: %v", page, err)
@@ -129,6 +134,9 @@ func TestManPages(t *testing.T) {
 		}
 		if !strings.Contains(string(b), ".SH NAME") || !strings.HasPrefix(string(b), ".nh\n.TH") {
 			t.Errorf("man page %s is not a troff page:\n%.300s", page, b)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("man page %s does not list %s", page, want)
 		}
 	}
 }

@@ -36,7 +36,12 @@ child's side to move.
 
 --tables may be given several times (searched in order); the default is the
 fixture table built into the binary (the repository's testdata/geister: the
-total-4 material), from any working directory.
+total-4 material), from any working directory. Frame manifests ("tbprobe
+geister verify --manifest") are looked for beside the tables, or in the
+local folder --manifests names, for tables in a location that holds none (a
+read-only bucket): with one, each 8 KiB chunk of a table is checked as it is
+read, instead of the whole table before its first answer. A table with no
+manifest there is checked whole against its SHA256SUMS, as without one.
 
 Play over the GAT protocol (docs/gat.md): "tbprobe geister play -h" (a
 client driven by the tables) and "tbprobe geister serve -h" (a match server).
@@ -75,6 +80,8 @@ type geisterOptions struct {
 	// metadataTTL bounds how long a table found missing or refused is
 	// remembered, as the chess side's flag does.
 	metadataTTL tables.MetadataTTL
+	// manifests is the --manifests folder of frame manifests.
+	manifests tables.ManifestDir
 }
 
 // newGeisterCmd is "tbprobe geister" with its build, verify, play and serve
@@ -97,6 +104,7 @@ func newGeisterCmd() *cobra.Command {
 	fs.BoolVar(&o.children, "children", false, "list every legal move with its child's value")
 	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
 	o.metadataTTL.Register(fs, geisterTTLUsage)
+	o.manifests.Register(fs)
 	cmd.AddCommand(newGeisterBuildCmd(), newGeisterVerifyCmd(), newGeisterPlayCmd(), newGeisterServeCmd())
 	return cmd
 }
@@ -111,7 +119,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
-	tb, err := openGeister(ctx, tables, geister.Options{MissingTTL: o.metadataTTL.TTL()})
+	tb, err := openGeister(ctx, tables, o.manifests, geister.Options{MissingTTL: o.metadataTTL.TTL()})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
@@ -224,38 +232,50 @@ const geisterTTLUsage = "how long a table found missing or refused answers that 
 // fixture tables built into the binary when urls is empty, so "tbprobe
 // geister" answers from any directory as the chess side does; opts
 // configures the tablebase (a table found missing or refused is asked for
-// again after opts.MissingTTL).
-func openGeister(ctx context.Context, urls []string, opts geister.Options) (*geisterTables, error) {
-	var srcs []source.Source
-	var locs []string
-	closeAll := func() {
-		for _, s := range srcs {
-			s.Close()
+// again after opts.MissingTTL). Frame manifests are looked up in the
+// folder manifests names (--manifests, opened as the chess commands open
+// it), else beside the tables; not at all with opts.NoManifests.
+func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDir, opts geister.Options) (*geisterTables, error) {
+	gt := &geisterTables{}
+	ok := false
+	defer func() {
+		if !ok {
+			gt.closeSources()
 		}
-	}
+	}()
 	if len(urls) == 0 {
 		fsys, err := testdata.GeisterRoot()
 		if err != nil {
 			return nil, err
 		}
-		srcs = append(srcs, fssource.New(fsys, testdata.GeisterName))
-		locs = append(locs, "embedded:testdata/"+testdata.GeisterName)
+		gt.srcs = append(gt.srcs, fssource.New(fsys, testdata.GeisterName))
+		gt.locs = append(gt.locs, "embedded:testdata/"+testdata.GeisterName)
 	}
 	for _, u := range urls {
 		s, err := source.Open(ctx, u)
 		if err != nil {
-			closeAll()
 			return nil, fmt.Errorf("tables %s: %w", source.RedactURL(u), err)
 		}
-		srcs = append(srcs, s)
-		locs = append(locs, u)
+		gt.srcs = append(gt.srcs, s)
+		gt.locs = append(gt.locs, u)
 	}
-	tb, err := geister.Open(opts, srcs...)
+	if !opts.NoManifests {
+		m, err := manifests.Open()
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			gt.manifests = m
+			opts.Manifests = m
+		}
+	}
+	tb, err := geister.Open(opts, gt.srcs...)
 	if err != nil {
-		closeAll()
 		return nil, err
 	}
-	return &geisterTables{Tablebase: tb, srcs: srcs, locs: locs}, nil
+	gt.Tablebase = tb
+	ok = true
+	return gt, nil
 }
 
 // geisterTables is an open Geister tablebase with the sources under it.
@@ -265,13 +285,23 @@ type geisterTables struct {
 	// locs are the sources' locations, as given (a --tables URL, or
 	// embedded:testdata/... for the built-in fixture).
 	locs []string
+	// manifests is the --manifests folder, nil when none was opened.
+	manifests source.Source
 }
 
 // Close closes the tablebase, then its sources.
 func (g *geisterTables) Close() error {
-	errs := []error{g.Tablebase.Close()}
+	return errors.Join(g.Tablebase.Close(), g.closeSources())
+}
+
+// closeSources closes the table sources and the manifests folder.
+func (g *geisterTables) closeSources() error {
+	var errs []error
 	for _, s := range g.srcs {
 		errs = append(errs, s.Close())
+	}
+	if g.manifests != nil {
+		errs = append(errs, g.manifests.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -47,6 +47,7 @@ type geisterPlayOptions struct {
 	server, red string
 	timeout     time.Duration
 	metadataTTL tables.MetadataTTL
+	manifests   tables.ManifestDir
 }
 
 // newGeisterPlayCmd is "tbprobe geister play".
@@ -66,6 +67,7 @@ func newGeisterPlayCmd() *cobra.Command {
 	fs.StringVar(&o.red, "red", "ABCD", "the four own pieces to make red")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")
 	o.metadataTTL.Register(fs, geisterTTLUsage)
+	o.manifests.Register(fs)
 	return cmd
 }
 
@@ -81,7 +83,7 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		fmt.Fprintf(stderr, "tbprobe geister play: --red %q: %v\n", o.red, err)
 		return 2
 	}
-	gt, err := openGeister(ctx, tables, model.Options{MissingTTL: o.metadataTTL.TTL()})
+	gt, err := openGeister(ctx, tables, o.manifests, model.Options{MissingTTL: o.metadataTTL.TTL()})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister play: %v\n", err)
 		return 2

@@ -13,6 +13,7 @@ import (
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/progress"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -22,31 +23,35 @@ materials' tables: the file a probe reads, a .bin.zst before a raw .bin)
 whole and checks it against its location's ` + geister.SumsFile + ` or the builder's
 <raw name>.sha256 sidecar: a raw .bin by its sha256, a .bin.zst by its raw
 file's sha256 over the decoded frames, or else by its own. A frame
-manifest beside a table is checked too, chunk by chunk. Each table is
-reported as verified ("ok"; on a terminal a progress bar stands for it),
-not listed (a note: no sums name it, so nothing says its bytes are
-right), CORRUPT naming the file, or unreadable (FAILED); a table in the
-legacy layout is checked the same way and noted as such. Exit status 1 on
-any corruption, an unreadable table, or a named material with no table;
-2 on a usage error.
+manifest beside a table, or in the --manifests folder, is checked too,
+chunk by chunk. Each table is reported as verified ("ok"; on a terminal a
+progress bar stands for it), not listed (a note: no sums name it, so
+nothing says its bytes are right), CORRUPT naming the file, or unreadable
+(FAILED); a table in the legacy layout is checked the same way and noted
+as such. Exit status 1 on any corruption, an unreadable table, or a named
+material with no table; 2 on a usage error.
 
 A MATERIAL is pb1pr1ob1or1 (as in the file names), id000 or 0.
 
 With --manifest, each obsblk table that verifies gets a frame manifest
 (<raw name>` + geister.ManifestSuffix + `: one hash per 8 KiB chunk of the decoded table, with its
-sha256), beside it (local tables) or in --manifest-dir, from where it is
-copied beside the tables (into the bucket, say). A probe then checks each
+sha256), beside it (local tables) or in --manifest-dir, which probes of
+tables in a read-only location then take as --manifests (or from where it
+is copied beside the tables, into the bucket, say). A probe checks each
 chunk it reads against the manifest instead of reading the whole table for
 its sha256 before its first answer (for a remote table, the difference
 between a few requests and a download). Tables no sums list, and legacy
-tables, get none. Manifests already there are then ignored, so stale ones
-are rewritten.`
+tables, get none. Manifests already there (and --manifests) are then
+ignored, so stale ones are rewritten.`
 
 // geisterVerifyOptions are the flags of "tbprobe geister verify".
 type geisterVerifyOptions struct {
 	tables         []string
 	writeManifests bool
 	manifestDir    string
+	// manifests is --manifests: where the manifests checked are (not
+	// with --manifest, which ignores them).
+	manifests tables.ManifestDir
 }
 
 // newGeisterVerifyCmd is "tbprobe geister verify".
@@ -64,6 +69,7 @@ func newGeisterVerifyCmd() *cobra.Command {
 	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files: a directory, file://, s3://, http(s):// URL (repeatable, searched in order; default: the fixture table built in)")
 	fs.BoolVar(&o.writeManifests, "manifest", false, "write a frame manifest (one hash per 8 KiB chunk, bound to the sums' sha256) for every obsblk table that verifies, beside it (local tables) or in --manifest-dir; probes check what they read against it")
 	fs.StringVar(&o.manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's raw name plus "+geister.ManifestSuffix+", e.g. id000_pb1pr1ob1or1_obsblk.bin"+geister.ManifestSuffix+") instead of beside the tables")
+	o.manifests.Register(fs)
 	return cmd
 }
 
@@ -120,7 +126,7 @@ func parseGeisterMaterial(s string) (geister.Material, error) {
 func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geister.Material, stdout, stderr io.Writer) int {
 	// A manifest is written from the table and its sums alone, so a
 	// stale one must not stand in the way.
-	gt, err := openGeister(ctx, o.tables, geister.Options{NoManifests: o.writeManifests})
+	gt, err := openGeister(ctx, o.tables, o.manifests, geister.Options{NoManifests: o.writeManifests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister verify: %v\n", err)
 		return 1

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -250,7 +251,7 @@ func tableRow(t *testing.T, rows []geisterOracleRow) int {
 // oracle value.
 func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geisterOracleRow, flipAt int) {
 	t.Helper()
-	tb, err := openGeister(ctx, []string{dir}, geister.Options{})
+	tb, err := openGeister(ctx, []string{dir}, tables.ManifestDir{}, geister.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

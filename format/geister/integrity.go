@@ -148,7 +148,7 @@ func (tb *Tablebase) sumsFor(ctx context.Context, i int, m Material) (sums, erro
 }
 
 // check makes a freshly opened table trustworthy. With a frame manifest
-// beside it (manifest.go), the table is checked chunk by chunk as it is
+// (manifest.go; beside it, or in Options.Manifests), the table is checked chunk by chunk as it is
 // read, and on open only the manifest's sha256 against the sums' (a
 // mismatch means the manifest or the table is stale). Otherwise the whole
 // file is checked against its sums (verify). verified reports the latter.

@@ -22,7 +22,8 @@ import (
 // and a whole download for a remote one. The manifest holds one XXH64 per
 // 8 KiB chunk of the table's decoded bytes (the reference's zstd frame
 // size, so a chunk is a frame), with the sha256 of all of them that the
-// sums give for the raw file. A table with a manifest beside it is checked
+// sums give for the raw file. A table with a manifest (beside it, or in
+// Options.Manifests for tables in a read-only location) is checked
 // chunk by chunk as it is read: a zstd frame after it is decoded, a raw
 // chunk the first time any byte of it is read (a bitmap remembers, so a
 // warm read pays one atomic load). One manifest serves the raw file and any
@@ -106,11 +107,15 @@ func (mf *frameManifest) checkChunk(name string, c int, data []byte) error {
 	return nil
 }
 
-// readManifest returns material m's frame manifest in source i, nil when
-// there is none.
+// readManifest returns the frame manifest of material m's table in source
+// i, from beside it or from Options.Manifests; nil when there is none.
 func (tb *Tablebase) readManifest(ctx context.Context, i int, m Material) (*frameManifest, error) {
 	name := m.FileName() + ManifestSuffix
-	data, err := readSideFile(ctx, tb.sources[i], name, maxManifestBytes)
+	src := tb.sources[i]
+	if tb.manifests != nil {
+		src = tb.manifests
+	}
+	data, err := readSideFile(ctx, src, name, maxManifestBytes)
 	if err != nil || data == nil {
 		return nil, err
 	}

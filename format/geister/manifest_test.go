@@ -94,33 +94,8 @@ func TestFrameManifest(t *testing.T) {
 			}
 			tb, closeTB := openTemp(t, dir, Options{})
 			defer closeTB()
-			n, failing := 0, 0
 			for _, id := range c.ids {
-				m, _ := MaterialByID(id)
-				for _, r := range rows[id] {
-					p, err := ParseBoard(r["board"])
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := uint8(r.int(t, "value"))
-					got, err := tb.DTW(context.Background(), p)
-					_, idx, _ := Rank(p)
-					_, term := p.Terminal()
-					mustFail := !term && (c.bad == "all" || c.bad == "chunk" && idx/manifestChunk == flipAt/manifestChunk)
-					switch {
-					case mustFail && !errors.Is(err, ErrCorrupt):
-						t.Fatalf("%v pos %s: DTW = %d, %v; want ErrCorrupt", m, r["pos_id"], got, err)
-					case !mustFail && (err != nil || got != want):
-						t.Fatalf("%v pos %s: DTW = %d, %v; oracle %d", m, r["pos_id"], got, err, want)
-					}
-					n++
-					if mustFail {
-						failing++
-					}
-				}
-			}
-			if n == 0 || (c.bad != "none") != (failing > 0) {
-				t.Fatalf("%d rows, %d of them in damage's reach", n, failing)
+				checkRowsAgainst(t, tb, rows[id], c.bad, flipAt)
 			}
 		})
 	}

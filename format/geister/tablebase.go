@@ -30,6 +30,16 @@ type Options struct {
 	// ManifestSuffix), so a table is checked whole against its sums: for
 	// rewriting manifests, which a stale one would otherwise refuse.
 	NoManifests bool
+	// Manifests is where the tables' frame manifests (written by "tbprobe
+	// geister verify --manifest") are looked up, by the material's raw
+	// file name plus ManifestSuffix, as chesstb.Options.Manifests: for
+	// tables in a location that holds none, such as a read-only bucket.
+	// Nil means beside each table, in the source that holds it. A table
+	// with no manifest there is checked whole against its sums, as
+	// without one; a manifest there that does not describe the table (or
+	// gives it a sha256 its sums do not) is ErrCorrupt, as beside it. The
+	// source stays the caller's: Close does not close it.
+	Manifests source.Source
 	// MissingTTL is how long "no source has this table", a source's
 	// lasting refusal of it (a 403), or a table refused as corrupt (short,
 	// or not matching its sums), is remembered before the sources are
@@ -53,9 +63,11 @@ type Tablebase struct {
 	noVerify bool
 	// noManifests ignores frame manifests (Options.NoManifests).
 	noManifests bool
-	cache       *FrameCache
-	policy      tableslot.Policy
-	slots       [NumMaterials]tableslot.Slot[*tableState]
+	// manifests is Options.Manifests: nil for beside each table.
+	manifests source.Source
+	cache     *FrameCache
+	policy    tableslot.Policy
+	slots     [NumMaterials]tableslot.Slot[*tableState]
 
 	mu     sync.Mutex
 	closed bool
@@ -122,6 +134,7 @@ func Open(opts Options, sources ...source.Source) (*Tablebase, error) {
 		sums:        make([]sumsSlot, len(sources)),
 		noVerify:    opts.NoVerify,
 		noManifests: opts.NoManifests,
+		manifests:   opts.Manifests,
 		cache:       opts.Cache,
 	}
 	ttl := opts.MissingTTL
