@@ -509,6 +509,10 @@ func TestStartTimeout(t *testing.T) {
 	if len(infos) != 1 || infos[0].Err == nil || !strings.Contains(infos[0].Err.Error(), "timeout") {
 		t.Fatalf("infos = %+v, want the silent plugin refused for a timeout", infos)
 	}
+	// A slow start says nothing about the plugin's protocol, and may pass.
+	if err := infos[0].Err; !errors.Is(err, source.ErrTransient) || strings.Contains(err.Error(), "protocol") {
+		t.Errorf("start timeout: %v, want a transient error not blaming the protocol", err)
+	}
 }
 
 // TestSlowCallKeepsHealthyPlugin: a call that outlives its deadline in a
