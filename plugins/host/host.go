@@ -50,7 +50,8 @@ type Options struct {
 	// when their binary matches (the --plugin-sha256 flag).
 	Checksums Checksums
 	// CallTimeout bounds one call to a plugin (default 30s). A call that
-	// takes longer fails with source.ErrTransient.
+	// takes longer fails with source.ErrTransient. WithCallTimeout sets
+	// another bound for the calls made with one context.
 	CallTimeout time.Duration
 	// HealthTimeout bounds the health check made after a call timed out
 	// (default 5s); a plugin that fails it is stopped and restarted on
@@ -76,6 +77,25 @@ func (o *Options) defaults() {
 	}
 }
 
+type callTimeoutKey struct{}
+
+// WithCallTimeout returns a context whose plugin calls (discovery, opens,
+// reads, listings) are each bounded by d instead of Options.CallTimeout,
+// for a caller that knows how long its calls may take. A call that takes
+// longer fails as one past CallTimeout does.
+func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, callTimeoutKey{}, d)
+}
+
+// callTimeout is the bound of a call made with ctx: the one set by
+// WithCallTimeout, else def.
+func callTimeout(ctx context.Context, def time.Duration) time.Duration {
+	if d, ok := ctx.Value(callTimeoutKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return def
+}
+
 // Host owns the plugins it found and their processes.
 type Host struct {
 	opts Options
@@ -99,6 +119,11 @@ type Info struct {
 	Err error
 	// Plugin is the plugin itself, nil when Err is set.
 	Plugin *Plugin
+
+	// again is set when discovery failed for a reason that may pass (a
+	// timeout, a broken connection): the next Discover of the same binary
+	// asks the plugin again.
+	again bool
 }
 
 // New returns a Host with no plugins.
@@ -140,7 +165,11 @@ func Load(ctx context.Context, flagDir string, opts Options) (*Host, error) {
 
 // Discover adds the plugins in dir: every regular, executable file named
 // tbfs-source-<name>. A name already found in an earlier directory is
-// skipped. Each plugin runs once, to say which schemes it serves.
+// skipped. Each plugin runs once, to say which schemes it serves; one
+// whose discovery failed for a reason that may pass (it timed out, was
+// cancelled or lost its connection) is asked again by the next Discover of
+// its directory, while a refused one (wrong protocol, checksum or answer)
+// stays refused.
 //
 // As Vault does, a plugin directory that is a symbolic link, and a binary
 // that users other than its owner may write, are refused unless pinned:
@@ -179,7 +208,8 @@ func (h *Host) Discover(ctx context.Context, dir string) error {
 			info.Err = fmt.Errorf("plugin %s: %s is writable by its group or by everyone (mode %04o): refused, as another user could replace the code run (chmod go-w it, or pin it with --plugin-sha256 %s=HEX)",
 				name, path, fi.Mode().Perm(), name)
 		}
-		if h.known(name) {
+		at, retry := h.known(name, path)
+		if at >= 0 && !retry {
 			h.opts.Logger.Debug("plugin shadowed by an earlier directory", "plugin", name, "path", path)
 			continue
 		}
@@ -188,13 +218,18 @@ func (h *Host) Discover(ctx context.Context, dir string) error {
 			if info.Err == nil {
 				info.Schemes = info.Plugin.Schemes()
 			}
+			info.again = info.Err != nil && !errors.Is(info.Err, source.ErrPermanent)
 		}
 		if info.Err != nil {
 			h.opts.Logger.Error("plugin not usable", "plugin", name, "path", path, "error", info.Err)
 			info.Plugin = nil
 		}
 		h.mu.Lock()
-		h.infos = append(h.infos, info)
+		if at >= 0 {
+			h.infos[at] = info
+		} else {
+			h.infos = append(h.infos, info)
+		}
 		if info.Plugin != nil {
 			h.plugins = append(h.plugins, info.Plugin)
 		}
@@ -203,15 +238,17 @@ func (h *Host) Discover(ctx context.Context, dir string) error {
 	return nil
 }
 
-func (h *Host) known(name string) bool {
+// known returns the index in h.infos of the plugin called name, or -1,
+// and whether it is the binary at path, to be asked again.
+func (h *Host) known(name, path string) (int, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, i := range h.infos {
+	for k, i := range h.infos {
 		if i.Name == name {
-			return true
+			return k, i.again && i.Path == path
 		}
 	}
-	return false
+	return -1, false
 }
 
 // probe makes the Plugin for a binary and asks it for its schemes.

@@ -492,8 +492,8 @@ func TestLargeRead(t *testing.T) {
 	}
 }
 
-// TestStartTimeout: a binary that never completes the handshake is
-// refused once StartTimeout has passed, not waited for.
+// TestStartTimeout: a binary that never completes the handshake fails
+// once StartTimeout has passed, not waited for.
 func TestStartTimeout(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "tbfs-source-silent")
@@ -509,14 +509,19 @@ func TestStartTimeout(t *testing.T) {
 	if len(infos) != 1 || infos[0].Err == nil || !strings.Contains(infos[0].Err.Error(), "timeout") {
 		t.Fatalf("infos = %+v, want the silent plugin refused for a timeout", infos)
 	}
+	// A slow start says nothing about the plugin's protocol, and may pass.
+	if err := infos[0].Err; !errors.Is(err, source.ErrTransient) || strings.Contains(err.Error(), "protocol") {
+		t.Errorf("start timeout: %v, want a transient error not blaming the protocol", err)
+	}
 }
 
 // TestSlowCallKeepsHealthyPlugin: a call that outlives its deadline in a
 // plugin that still answers health checks fails with ErrTransient, but the
 // process is kept: one stuck read must not cost every other caller their
-// plugin.
+// plugin. Only the stuck read has the short deadline: the other calls keep
+// the default, so a slow test machine cannot make them time out too.
 func TestSlowCallKeepsHealthyPlugin(t *testing.T) {
-	p, src, content := faultyHost(t, host.Options{CallTimeout: 500 * time.Millisecond, HealthTimeout: 5 * time.Second})
+	p, src, content := faultyHost(t, host.Options{HealthTimeout: 5 * time.Second})
 	ctx := context.Background()
 	hang, err := src.Open(ctx, "hang/x")
 	if err != nil {
@@ -524,7 +529,7 @@ func TestSlowCallKeepsHealthyPlugin(t *testing.T) {
 	}
 	defer hang.Close()
 	pid := p.PID()
-	_, err = readAt(ctx, hang, 10, 0)
+	_, err = readAt(host.WithCallTimeout(ctx, 500*time.Millisecond), hang, 10, 0)
 	if !errors.Is(err, source.ErrTransient) || !strings.Contains(err.Error(), "did not answer within") {
 		t.Fatalf("stuck read: err = %v, want ErrTransient for the deadline", err)
 	}
@@ -539,6 +544,63 @@ func TestSlowCallKeepsHealthyPlugin(t *testing.T) {
 	}
 	if np, st := p.PID(), p.Stats(); np != pid || st.Failures != 0 || st.Restarts != 0 {
 		t.Errorf("healthy plugin was replaced: pid %d → %d, stats %+v", pid, np, st)
+	}
+}
+
+// TestDiscoveryInterrupted: a discovery whose schemes call times out or is
+// cancelled is reported as that, naming the plugin (and the timeout), not
+// as a refusal for another protocol version; the plugin is not refused for
+// good, and the next Discover of its directory asks it again.
+func TestDiscoveryInterrupted(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want []string // in the error
+		is   error
+	}{
+		// A bound of 1ns has passed before the call is sent: the plugin
+		// cannot answer in time, however fast it is.
+		{"timeout", host.WithCallTimeout(context.Background(), time.Nanosecond), []string{"plugin faulty", "discovery timed out", "within 1ns"}, source.ErrTransient},
+		{"cancelled", cancelled, []string{"plugin faulty", "discovery"}, context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := pluginDir(t, map[string]string{"tbfs-source-faulty": "tbfs-source-faulty"})
+			h := host.New(host.Options{})
+			defer h.Close()
+			if err := h.Discover(tc.ctx, dir); err != nil {
+				t.Fatal(err)
+			}
+			infos := h.Infos()
+			if len(infos) != 1 || infos[0].Err == nil || h.Plugin("faulty") != nil {
+				t.Fatalf("infos = %+v, want one plugin not usable yet", infos)
+			}
+			err := infos[0].Err
+			msg := err.Error()
+			t.Logf("discovery error: %s", msg)
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not mention %q", msg, w)
+				}
+			}
+			if !errors.Is(err, tc.is) || errors.Is(err, source.ErrPermanent) || strings.Contains(msg, "protocol") {
+				t.Errorf("error %q: want %v, not a permanent or protocol refusal", msg, tc.is)
+			}
+			if err := h.Discover(context.Background(), dir); err != nil {
+				t.Fatal(err)
+			}
+			infos = h.Infos()
+			if len(infos) != 1 || infos[0].Err != nil || h.Plugin("faulty") == nil {
+				t.Fatalf("after a second Discover: infos = %+v, want the plugin usable", infos)
+			}
+			if got := infos[0].Schemes; len(got) != 1 || got[0] != "faulty" {
+				t.Errorf("schemes %v, want [faulty]", got)
+			}
+			if st := h.Plugin("faulty").Stats(); st.Starts != 1 {
+				t.Errorf("stats %+v: want the one start of the second discovery", st)
+			}
+		})
 	}
 }
 

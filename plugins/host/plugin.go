@@ -17,7 +17,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/tbfs/tbfs/plugins"
 	pluginpb "github.com/tbfs/tbfs/plugins/proto"
@@ -131,7 +133,7 @@ func (p *Plugin) start() (*process, *plugins.Client, error) {
 	// behind in the system's temporary directory.
 	sockDir, err := os.MkdirTemp("", "tbfs-plugin-")
 	if err != nil {
-		return nil, nil, p.refused(fmt.Errorf("socket directory: %w", err))
+		return nil, nil, &source.Error{Op: "start plugin", URL: p.path, Err: fmt.Errorf("plugin %s: socket directory: %w", p.name, err)}
 	}
 	cmd := exec.Command(p.path)
 	cmd.Env = []string{plugin.EnvUnixSocketDir + "=" + sockDir}
@@ -158,25 +160,37 @@ func (p *Plugin) start() (*process, *plugins.Client, error) {
 	}
 	proc := &process{client: plugin.NewClient(cfg), cmd: cmd, sockDir: sockDir}
 	p.starts.Add(1)
+	t0 := time.Now()
 	proto, err := proc.client.Client()
 	if err != nil {
 		proc.kill()
-		return nil, nil, p.refused(err)
+		if time.Since(t0) >= p.opts.StartTimeout {
+			// go-plugin gave up waiting for the handshake: the process
+			// was slow (or the machine paused), which says nothing about
+			// the plugin itself; the next use tries again.
+			return nil, nil, &source.Error{Op: "start plugin", URL: p.path, Err: source.Transient(fmt.Errorf(
+				"plugin %s did not complete its start within the start timeout of %v", p.name, p.opts.StartTimeout))}
+		}
+		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) || errors.Is(err, plugin.ErrProcessNotFound) {
+			return nil, nil, p.refused(err)
+		}
+		return nil, nil, p.mismatch(err)
 	}
 	raw, err := proto.Dispense(plugins.PluginName)
 	if err != nil {
 		proc.kill()
-		return nil, nil, p.refused(err)
+		return nil, nil, p.mismatch(err)
 	}
 	rpc, ok := raw.(*plugins.Client)
 	if !ok {
 		proc.kill()
-		return nil, nil, p.refused(fmt.Errorf("dispensed %T, not a source client", raw))
+		return nil, nil, p.mismatch(fmt.Errorf("dispensed %T, not a source client", raw))
 	}
 	return proc, rpc, nil
 }
 
-// refused explains why a plugin could not be started or spoken to.
+// refused is the permanent error for a plugin that will not be usable
+// however often it is asked: its binary or its answers are wrong.
 func (p *Plugin) refused(err error) error {
 	why := err.Error()
 	switch {
@@ -186,8 +200,15 @@ func (p *Plugin) refused(err error) error {
 		why = "its process vanished"
 	}
 	return &source.Error{Op: "start plugin", URL: p.path, Err: source.Permanent(fmt.Errorf(
-		"plugin %s refused: %s (this host speaks tbfs plugin protocol %d over gRPC; a plugin must be built with plugins/sdk of the same protocol version)",
-		p.name, why, plugins.ProtocolVersion))}
+		"plugin %s refused: %s", p.name, why))}
+}
+
+// mismatch is refused for a plugin that does not speak this host's
+// protocol: its handshake failed, or it lacks a call of the protocol.
+func (p *Plugin) mismatch(err error) error {
+	return &source.Error{Op: "start plugin", URL: p.path, Err: source.Permanent(fmt.Errorf(
+		"plugin %s refused: %w (this host speaks tbfs plugin protocol %d over gRPC; a plugin must be built with plugins/sdk of the same protocol version)",
+		p.name, err, plugins.ProtocolVersion))}
 }
 
 // startRound is one start of a plugin process that callers wait for.
@@ -395,11 +416,12 @@ func (p *Plugin) discover(ctx context.Context) error {
 		return err
 	}
 	defer proc.stop(p.opts.HealthTimeout)
-	ctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
+	d := callTimeout(ctx, p.opts.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	resp, err := rpc.Schemes(ctx, &pluginpb.SchemesRequest{})
+	resp, err := rpc.Schemes(cctx, &pluginpb.SchemesRequest{})
 	if err != nil {
-		return p.refused(fmt.Errorf("asking for its URL schemes: %w", err))
+		return p.discoveryFailed(ctx, cctx, d, err)
 	}
 	var schemes []string
 	for _, s := range resp.GetSchemes() {
@@ -415,6 +437,24 @@ func (p *Plugin) discover(ctx context.Context) error {
 	}
 	p.schemes = schemes
 	return nil
+}
+
+// discoveryFailed says why the schemes call made under cctx (bounded by d
+// within the caller's ctx) got no answer. Only a plugin without the call
+// breaks the protocol; a timeout, a cancellation or a broken connection is
+// a failure of this attempt, not a verdict on the plugin, and the next
+// Discover asks it again.
+func (p *Plugin) discoveryFailed(ctx, cctx context.Context, d time.Duration, err error) error {
+	fail := func(err error) error { return &source.Error{Op: "discover plugin", URL: p.path, Err: err} }
+	switch {
+	case ctx.Err() != nil:
+		return fail(fmt.Errorf("plugin %s: discovery of its URL schemes stopped: %w", p.name, ctx.Err()))
+	case cctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded:
+		return fail(source.Transient(fmt.Errorf("plugin %s: discovery timed out: no answer to the URL schemes call within %v", p.name, d)))
+	case status.Code(err) == codes.Unimplemented:
+		return p.mismatch(fmt.Errorf("asking for its URL schemes: %w", err))
+	}
+	return fail(source.Transient(fmt.Errorf("plugin %s: discovery of its URL schemes failed: %w", p.name, err)))
 }
 
 // validScheme accepts lower-case RFC 3986 schemes.

@@ -45,11 +45,11 @@ var errStale = source.Transient(fmt.Errorf("%w: plugin restarted during the call
 // reports instead of a result.
 type answer interface{ GetError() *pluginpb.Error }
 
-// call runs one RPC under the per-call deadline on the process of
-// generation gen (any, when gen is 0). Failures of the call itself (the
-// plugin died, hung or broke the connection) become transient errors and
-// are reported to the conn; a caller's own cancellation is returned as the
-// context's error.
+// call runs one RPC under the per-call deadline (WithCallTimeout's, else
+// the conn's) on the process of generation gen (any, when gen is 0).
+// Failures of the call itself (the plugin died, hung or broke the
+// connection) become transient errors and are reported to the conn; a
+// caller's own cancellation is returned as the context's error.
 func call[T answer](ctx context.Context, c conn, gen uint64, fn func(context.Context, *plugins.Client) (T, error)) (T, uint64, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
@@ -64,7 +64,7 @@ func call[T answer](ctx context.Context, c conn, gen uint64, fn func(context.Con
 		return zero, got, errStale
 	}
 	gen = got
-	d := c.timeout()
+	d := callTimeout(ctx, c.timeout())
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	deadline, _ := cctx.Deadline()
