@@ -25,6 +25,10 @@ type Config struct {
 	// isready, each search. An engine that does not answer in time fails
 	// the row.
 	Timeout time.Duration
+	// StartTimeout, when set, bounds the engine's start and handshake
+	// instead of Timeout, for an engine slow to start but quick to answer
+	// (or a test that times only the exchanges after the handshake).
+	StartTimeout time.Duration
 	// Progress, when set, is called after each row of each pass.
 	Progress func(pass Pass, row *Row, a Attempt)
 }
@@ -123,6 +127,9 @@ func Run(ctx context.Context, cfg Config, rows []Row, q *Quotas) (*Report, error
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = cfg.Timeout
 	}
 	for i := range rows {
 		if _, ok := q.Rate[rows[i].Group]; !ok {
@@ -251,7 +258,7 @@ func (d *driver) close() {
 func (d *driver) attempt(ctx context.Context, p Pass, row *Row) Attempt {
 	a := Attempt{Pass: p}
 	if d.engine == nil {
-		sctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+		sctx, cancel := context.WithTimeout(ctx, d.cfg.StartTimeout)
 		e, err := uci.Start(sctx, d.cfg.Engine, d.cfg.Args...)
 		cancel()
 		if err != nil {

@@ -103,26 +103,42 @@ func TestBrokenEngineCaught(t *testing.T) {
 func TestEngineFaults(t *testing.T) {
 	engine := ucitest.BrokenEngine(t)
 	rows := pick(t, "rules-single-back-rank", "rules-dead-kbk")
+	// Where the fault is a silence, which only a timeout ends: in the
+	// handshake or in an exchange after it. With StartTimeout unset,
+	// Timeout bounds the handshake too.
+	const (
+		loud = iota
+		silentStart
+		silentExchange
+		silentStartNoStartTimeout
+	)
 	for _, tc := range []struct {
 		mode, why string
-		silent    bool // the fault is a silence, which only the timeout ends
+		silent    int
 	}{
-		{"crash", "engine exited (exit status 3)", false},
-		{"hang", "engine did not answer: context deadline exceeded", true},
-		{"garbage", `protocol error: info depth "x"`, false},
-		{"illegal", `illegal best move "a1a1"`, false},
-		{"noready", "waiting for readyok", true},
-		{"nouci", "engine did not start: waiting for uciok", true},
+		{"crash", "engine exited (exit status 3)", loud},
+		{"hang", "engine did not answer: context deadline exceeded", silentExchange},
+		{"garbage", `protocol error: info depth "x"`, loud},
+		{"illegal", `illegal best move "a1a1"`, loud},
+		{"noready", "waiting for readyok", silentExchange},
+		{"nouci", "engine did not start: waiting for uciok", silentStart},
+		{"nouci", "engine did not start: waiting for uciok", silentStartNoStartTimeout},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			// Only the silences get the short timeout: the others must be
-			// named for what they are even when the test process is slow,
+			// Only the silent phase gets the short timeout: the rest must
+			// be named for what it is even when the test process is slow,
 			// not cut short by a deadline meant for a hang.
-			timeout := battery.DefaultTimeout
-			if tc.silent {
-				timeout = 300 * time.Millisecond
+			const short = 300 * time.Millisecond
+			cfg := battery.Config{Engine: engine, Args: []string{"-mode", tc.mode}, Nodes: 10, Repetitions: 2,
+				Timeout: battery.DefaultTimeout, StartTimeout: battery.DefaultTimeout}
+			switch tc.silent {
+			case silentStart:
+				cfg.StartTimeout = short
+			case silentExchange:
+				cfg.Timeout = short
+			case silentStartNoStartTimeout:
+				cfg.Timeout, cfg.StartTimeout = short, 0
 			}
-			cfg := battery.Config{Engine: engine, Args: []string{"-mode", tc.mode}, Nodes: 10, Repetitions: 2, Timeout: timeout}
 			rep, err := battery.Run(context.Background(), cfg, rows, quotas(t))
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,9 @@ import (
 	"context"
 	"io"
 	"net"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,12 +88,7 @@ func TestGeisterPlayServe(t *testing.T) {
 // Usage errors exit 2; a server that is not there exits 1 with a message.
 func TestGeisterPlayServeErrors(t *testing.T) {
 	ctx := context.Background()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone := l.Addr().String()
-	l.Close()
+	gone := refusingAddr(t)
 	for _, tc := range []struct {
 		name string
 		run  func(context.Context, []string, io.Reader, io.Writer, io.Writer) int
@@ -152,4 +149,31 @@ func TestGeisterServeInterrupted(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
 	}
+}
+
+// refusingAddr is a loopback address where no server is, for the test's
+// life: its port is bound but never listened on, so a connection is refused
+// and no other process can bind the port (a closed listener's port could be
+// taken, and then a stranger would answer).
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	// No SO_REUSEADDR: sharing the port needs it on every socket bound there.
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
+	if l, err := net.Listen("tcp", addr); err == nil {
+		l.Close()
+		t.Fatalf("%s could still be listened on", addr)
+	}
+	return addr
 }

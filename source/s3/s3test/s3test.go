@@ -21,8 +21,11 @@ package s3test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -146,9 +149,14 @@ func start(t testing.TB, root string, bucketLinks bool) *Server {
 	bin := testenv.Tool(t, "versitygw")
 	var lastErr error
 	// A free port found by listening can be taken by someone else before
-	// the server binds it; a few tries make that harmless.
+	// the server binds it; then versitygw exits and the next try picks
+	// another port.
 	for range 3 {
-		srv, err := try(t, bin, root, bucketLinks)
+		addr, err := freeAddr()
+		if err != nil {
+			t.Fatalf("s3test: %v", err)
+		}
+		srv, err := try(t, bin, root, bucketLinks, addr)
 		if err == nil {
 			return srv
 		}
@@ -158,14 +166,22 @@ func start(t testing.TB, root string, bucketLinks bool) *Server {
 	return nil
 }
 
-func try(t testing.TB, bin, root string, bucketLinks bool) (*Server, error) {
+// freeAddr is a loopback address whose port was free a moment ago.
+func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	args := []string{"--port", addr, "--region", Region, "--quiet", "--keep-alive", "posix"}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// try starts versitygw on addr and returns once it answers there.
+func try(t testing.TB, bin, root string, bucketLinks bool, addr string) (*Server, error) {
+	// Until versitygw binds the port, another process can, and would answer
+	// a plain dial. A health path that only this server was told marks it.
+	health := "/s3test-" + rand.Text()
+	args := []string{"--port", addr, "--region", Region, "--quiet", "--keep-alive", "--health", health, "posix"}
 	if bucketLinks {
 		args = append(args, "--bucketlinks")
 	}
@@ -183,32 +199,45 @@ func try(t testing.TB, bin, root string, bucketLinks bool) (*Server, error) {
 		cmd.Process.Kill()
 		<-exited
 	}
-	// Poll the port until the server accepts, it exits, or 20s pass.
+	endpoint := "http://" + addr
+	// Poll until our server answers, it exits, or 20s pass.
 	deadline := time.Now().Add(20 * time.Second)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		d := net.Dialer{Timeout: time.Second}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		c, err := d.DialContext(ctx, "tcp", addr)
-		cancel()
-		if err == nil {
-			c.Close()
-			break
-		}
+	for !ours(endpoint, health) {
 		select {
 		case werr := <-exited:
-			exited <- werr
 			return nil, fmt.Errorf("versitygw exited before serving (%v):\n%s", werr, out)
 		case <-tick.C:
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return nil, fmt.Errorf("versitygw did not accept connections on %s within 20s:\n%s", addr, out)
+			return nil, fmt.Errorf("versitygw did not answer on %s within 20s:\n%s", addr, out)
 		}
 	}
 	t.Cleanup(stop)
-	return &Server{Endpoint: "http://" + addr, Root: root}, nil
+	return &Server{Endpoint: endpoint, Root: root}, nil
+}
+
+// ours reports whether the server at endpoint is the one started with the
+// health path: it answers that path with 200 and a path no server was told
+// without. A server that answers every path alike (a test's catch-all
+// handler, another versitygw) fails one of the two.
+func ours(endpoint, health string) bool {
+	return status(endpoint+health) == http.StatusOK &&
+		status(endpoint+"/s3test-"+rand.Text()) != http.StatusOK
+}
+
+// status is the HTTP status of a GET of u, or 0 when there is no answer.
+func status(u string) int {
+	client := http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Get(u)
+	if err != nil {
+		return 0
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // Put stores data as bucket/key through the server's S3 API, the way an
