@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/cli"
@@ -99,7 +100,7 @@ func newGeisterCmd() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files: a directory, file://, s3://, http(s):// URL (repeatable)")
+	registerGeisterTables(fs, &o.tables)
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per board")
 	fs.BoolVar(&o.children, "children", false, "list every legal move with its child's value")
 	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "boards probed at once in batch mode (answers still print in input order)")
@@ -227,6 +228,12 @@ func describe(v uint8) string {
 
 // geisterTTLUsage is --metadata-ttl's usage in the Geister commands.
 const geisterTTLUsage = "how long a table found missing or refused answers that it is"
+
+// registerGeisterTables adds the --tables flag of the commands that read
+// Geister tables (openGeister's urls).
+func registerGeisterTables(fs *pflag.FlagSet, tables *[]string) {
+	fs.StringArrayVar(tables, "tables", nil, "`URL` of a Geister table location: a directory, file://, s3:// or http(s):// URL (repeatable, searched in order; default: the fixture table built in)")
+}
 
 // openGeister opens the Geister tables at urls (searched in order), or the
 // fixture tables built into the binary when urls is empty, so "tbprobe

@@ -62,7 +62,7 @@ func newGeisterPlayCmd() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&o.tables, "tables", nil, "`URL` of table files (repeatable; default: the fixture table built in)")
+	registerGeisterTables(fs, &o.tables)
 	fs.StringVar(&o.server, "server", "", "the server's address, HOST:PORT")
 	fs.StringVar(&o.red, "red", "ABCD", "the four own pieces to make red")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest wait for the server (includes the opponent's thinking)")

@@ -66,7 +66,7 @@ func newGeisterVerifyCmd() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&o.tables, "tables", nil, "location of table files: a directory, file://, s3://, http(s):// URL (repeatable, searched in order; default: the fixture table built in)")
+	registerGeisterTables(fs, &o.tables)
 	fs.BoolVar(&o.writeManifests, "manifest", false, "write a frame manifest (one hash per 8 KiB chunk, bound to the sums' sha256) for every obsblk table that verifies, beside it (local tables) or in --manifest-dir; probes check what they read against it")
 	fs.StringVar(&o.manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's raw name plus "+geister.ManifestSuffix+", e.g. id000_pb1pr1ob1or1_obsblk.bin"+geister.ManifestSuffix+") instead of beside the tables")
 	o.manifests.Register(fs)

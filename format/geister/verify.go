@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -59,9 +57,10 @@ func (tb *Tablebase) Verify(ctx context.Context, m Material, progress func(done,
 		if err := st.read(ctx, p, lo); err != nil {
 			return c, err
 		}
-		h.Write(p)
 		if mf != nil {
-			mf.chunks = append(mf.chunks, xxhash.Sum64(p))
+			mf.add(h, p)
+		} else {
+			h.Write(p)
 		}
 		if progress != nil {
 			progress(int64(lo)+int64(len(p)), int64(entries))
