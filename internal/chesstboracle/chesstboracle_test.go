@@ -12,7 +12,7 @@ import (
 func ip(v int) *int { return &v }
 
 // TestParse checks the parser against hand-written rows shaped as
-// /work/shared/chesstb/README.md describes the columns: its printed example
+// ../shared/chesstb/README.md describes the columns: its printed example
 // (KPK at clock 80: wdl=WIN dtz=19 dtc=WIN/5/19 dtm=51 dtm50=WIN/51), the
 // fixed answer for a move leaving bare kings (DRAW 0 DRAW/0/0 0 DRAW/0),
 // a checkmated side to move (LOSE, dtz 0, LOSE/0/0, dtm 0, LOSE/0), and a
