@@ -16,9 +16,9 @@
 //  2. canonicalNode flips colours when the stronger side is Black, so every
 //     node is in its stored orientation with its canonical material.
 //  3. Probe runs prober.probeNode (every metric, packs preferred in the
-//     reference's order); DTZ and DTM alone run prober.probeImpl, which reads
-//     only dtz/ or dtm/; WDL alone runs prober.wdlImpl. Each reads the class
-//     first (wdlInternal), then the distances (prober.distance), then applies
+//     reference's order); DTZ and DTM alone run prober.probeWithEP, which reads
+//     only dtz/ or dtm/; WDL alone runs prober.wdlWithEP. Each reads the class
+//     first (wdlNoEP), then the distances (prober.distance), then applies
 //     the en-passant overlay: every legal ep capture is probed as a fresh
 //     position and kept when it is better, metric by metric.
 //  4. Every table read goes through frameFor, which decides the frame kind:

@@ -63,7 +63,7 @@ func TestKidsOfFollowsParent(t *testing.T) {
 					t.Fatalf("%s: child %s starts with remembered facts %b", fen, k.move.UCI(), k.have)
 				}
 				// Plant a wrong answer: the next parent must not see it.
-				k.have, k.wdl = haveWDL|haveImpl|haveStored|haveCell, wIllegal
+				k.have, k.wdl = haveWDL|haveWithEP|haveStored|haveCell, wIllegal
 			}
 			if again := p.kidsOf(&n, depth); again != ks || again.kids[0].have == 0 {
 				t.Fatalf("%s: the same parent did not get its set back", fen)
@@ -106,9 +106,9 @@ func TestProbeForgetsPlantedMemory(t *testing.T) {
 			ks := p.kidsOf(&n, depth)
 			for i := range ks.kids {
 				k := &ks.kids[i]
-				k.have = haveWDL | haveImpl | haveStored
-				k.wdl, k.impl, k.stored = wWin, wWin, storedWin
-				k.wdlErr, k.implEr, k.stErr = nil, nil, nil
+				k.have = haveWDL | haveWithEP | haveStored
+				k.wdl, k.withEP, k.stored = wWin, wWin, storedWin
+				k.wdlErr, k.withEPErr, k.stErr = nil, nil, nil
 			}
 		}
 		putProber(p)
