@@ -30,8 +30,11 @@ type nodeResult struct {
 	dtmErr error
 }
 
-// probeWithEP answers every metric of n, the en-passant overlay included. The
-// class must be known; a distance that is not is reported in its err field.
+// probeWithEP answers the class of n and the distances want selects, read
+// from the dtz/ and dtm/ tables alone (no pack), the en-passant overlay
+// included; deriveDTM asks it for a child that has an en-passant square.
+// The class must be known; a distance that is not is reported in its err
+// field.
 func (p *prober) probeWithEP(n *node, want metricMask, depth int) (nodeResult, error) {
 	var r nodeResult
 	w, err := p.wdlNoEP(n, depth)
