@@ -194,8 +194,8 @@ func TestGeisterCLIS3(t *testing.T) {
 
 // TestGeisterEmbeddedOracle runs the built binary with no --tables from a
 // directory outside the repository: the fixture table built in answers
-// every committed oracle board with the reference's value (issue 20: it
-// said "no testdata/geister found above the working directory").
+// every committed oracle board with the reference's value, wherever the
+// binary is run from.
 func TestGeisterEmbeddedOracle(t *testing.T) {
 	boards, values := geisterOracle(t)
 	res := runBin(t, strings.Join(boards, "\n")+"\n", nil, "geister", "--json")

@@ -26,7 +26,7 @@ func TestGeisterBuildCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	// Standard error is no terminal here: one line per finished step,
-	// at 100%, and no carriage return (issue 20: a log is not a terminal).
+	// at 100%, and no carriage return (a log is not a terminal).
 	if !strings.Contains(stderr.String(), "id000 layers") || !strings.Contains(stderr.String(), "100%") || strings.ContainsRune(stderr.String(), '\r') {
 		t.Errorf("no progress line in %q", stderr.String())
 	}

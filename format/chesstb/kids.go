@@ -10,11 +10,11 @@ import (
 // This file holds a probe's memory of the children it has walked. One probe
 // of a dropped-frame cell rebuilds the same node several times over the
 // same children: the WDL class first, then the flat DTM50 layer, the layer
-// at the clock, DTZ, DTC. Each rebuild used to generate the legal moves
-// again, play every move, work out every child's node and read every
-// child's class again. A kidSet keeps the moves, the child nodes and the
-// child classes of one node, so the later rebuilds reuse what the first one
-// found.
+// at the clock, DTZ, DTC. Without a memory each rebuild would generate the
+// legal moves again, play every move, work out every child's node and read
+// every child's class again. A kidSet keeps the moves, the child nodes and
+// the child classes of one node, so the later rebuilds reuse what the first
+// one found.
 //
 // Correctness rests on three points. A set is valid for exactly one node:
 // it is looked up by comparing the whole parent node (board, side, castling,

@@ -310,8 +310,8 @@ func TestRankMovesKeepRuleTrueResult(t *testing.T) {
 }
 
 // TestRankMovesFirstReachesBestOverProbeRows is the same property over
-// every position of probe.tsv as a root (with the KNNKP example,
-// where the reference ranker gives the win away): each child's rule-true
+// every position of probe.tsv as a root (with a KNNKP position where the
+// reference ranker gives the win away): each child's rule-true
 // result comes from its own probe, whose values the oracle sweeps check
 // row by row, and the first-ranked move must reach the best of them.
 func TestRankMovesFirstReachesBestOverProbeRows(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 // against those sums. A flipped table byte then fails only the rows of the
 // chunk it falls in, where the whole-file check (no manifest found) fails
 // every row; a manifest there for another version or material is refused;
-// without the option a manifest beside the table is used, as before.
+// without the option a manifest beside the table is used.
 // Arbiters: values_id000.tsv (the reference's values) and the damage.
 func TestManifestsOption(t *testing.T) {
 	ctx := context.Background()

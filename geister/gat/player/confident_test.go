@@ -135,10 +135,11 @@ func TestConfidentCountsWins(t *testing.T) {
 // A won game is not walked round a cycle: from two starts the tables value
 // as wins for the first player, each in both colourings of the opponent's
 // two pieces (each row one colouring; its value is checked here), the
-// table player, against itself, used to go round a 4-ply cycle until the
-// 300-move draw. Now it never moves from the same position three times
-// while the tables choose its moves, and no game ends in the 300-move
-// draw (it may still lose: it cannot see the colours).
+// table player, against itself, could go round a 4-ply cycle until the
+// 300-move draw were a repeated board not counted as drawn. It never moves
+// from the same position three times while the tables choose its moves,
+// and no game ends in the 300-move draw (it may still lose: it cannot see
+// the colours).
 func TestTablesLeaveCycles(t *testing.T) {
 	if !testenv.HasShared(t, "geister", "tables") {
 		t.Skip("the shared total-5 tables are not here")
