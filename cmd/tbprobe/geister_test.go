@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -20,45 +19,12 @@ import (
 // values.tsv: board and value columns.
 func geisterOracle(t *testing.T) (boards []string, values []int) {
 	t.Helper()
-	for _, row := range geisterOracleRows(t) {
-		v, err := strconv.Atoi(row["value"])
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, row := range geisteroracle.Testdata(t, "values_id000.tsv") {
+		v := row.Int(t, "value")
 		boards = append(boards, row["board"], row["gat"])
 		values = append(values, v, v)
 	}
 	return boards, values
-}
-
-// geisterOracleRows reads every row of the committed values_id000.tsv, by
-// column name.
-func geisterOracleRows(t *testing.T) []map[string]string {
-	t.Helper()
-	f, err := os.Open(testenv.Testdata(t, "geister", "values_id000.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var header []string
-	var rows []map[string]string
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), "\t")
-		if header == nil {
-			header = fields
-			continue
-		}
-		row := map[string]string{}
-		for i, h := range header {
-			row[h] = fields[i]
-		}
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
 
 // TestGeisterCLIOracle feeds every committed oracle board (both notations)

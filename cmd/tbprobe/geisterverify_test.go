@@ -6,11 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
@@ -165,13 +165,8 @@ type geisterOracleRow struct {
 func geisterOracleRanks(t *testing.T) []geisterOracleRow {
 	t.Helper()
 	var rows []geisterOracleRow
-	for _, row := range geisterOracleRows(t) {
-		v, err1 := strconv.Atoi(row["value"])
-		r, err2 := strconv.ParseUint(row["obsblk_rank"], 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, geisterOracleRow{row["board"], uint8(v), r})
+	for _, row := range geisteroracle.Testdata(t, "values_id000.tsv") {
+		rows = append(rows, geisterOracleRow{row["board"], uint8(row.Int(t, "value")), row.Uint(t, "obsblk_rank")})
 	}
 	if len(rows) == 0 {
 		t.Fatal("no oracle rows")

@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 )
 
 // TestMovesOracle checks the legal moves and children of every parent in
 // moves.tsv (reference move generator): the same set of moves, each with
 // the reference's child board, material, index and terminal answer.
 func TestMovesOracle(t *testing.T) {
-	rows := oracle(t, "moves.tsv")
-	byParent := map[string][]oracleRow{}
+	rows := geisteroracle.Shared(t, "moves.tsv")
+	byParent := map[string][]geisteroracle.Row{}
 	var order []string
 	for _, r := range rows {
 		if _, ok := byParent[r["board"]]; !ok {
@@ -24,7 +26,7 @@ func TestMovesOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseBoard(%q): %v", board, err)
 		}
-		want := map[string]oracleRow{}
+		want := map[string]geisteroracle.Row{}
 		for _, r := range byParent[board] {
 			want[r["from"]+r["to"]] = r
 		}

@@ -3,6 +3,8 @@ package geister
 import (
 	"math/bits"
 	"testing"
+
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 )
 
 // TestRankerOracle checks the builder's cached Ranker and UnrankBlock on
@@ -15,7 +17,7 @@ func TestRankerOracle(t *testing.T) {
 	var r Ranker
 	var block []Position
 	for _, file := range []string{"rank.tsv", "values.tsv"} {
-		for _, row := range oracle(t, file) {
+		for _, row := range geisteroracle.Shared(t, file) {
 			p, err := ParseBoard(row["board"])
 			if err != nil {
 				t.Fatalf("%s: ParseBoard(%q): %v", file, row["board"], err)
@@ -23,7 +25,7 @@ func TestRankerOracle(t *testing.T) {
 			// Twice, so that the second answer comes from the cache.
 			for pass := 0; pass < 2; pass++ {
 				m, idx, mirrored, err := r.Rank(p)
-				if err != nil || m.String() != row["material"] || idx != row.uint(t, "obsblk_rank") {
+				if err != nil || m.String() != row["material"] || idx != row.Uint(t, "obsblk_rank") {
 					t.Fatalf("%s: Ranker.Rank(%s) = %v %d, %v; oracle %s %s", file, p, m, idx, err, row["material"], row["obsblk_rank"])
 				}
 				canon := p
@@ -40,11 +42,11 @@ func TestRankerOracle(t *testing.T) {
 			}
 			m, _, _, _ := r.Rank(p)
 			for pass, unrank := range []func(Material, uint64, []Position) ([]Position, error){UnrankBlock, r.UnrankBlock, r.UnrankBlock} {
-				block, err = unrank(m, row.uint(t, "outer"), block[:0])
+				block, err = unrank(m, row.Uint(t, "outer"), block[:0])
 				if err != nil || uint64(len(block)) != m.BlockSize() {
 					t.Fatalf("%s: UnrankBlock(%v, %s) pass %d = %d positions, %v", file, m, row["outer"], pass, len(block), err)
 				}
-				if got := block[row.uint(t, "inner")]; got.String() != row["canon_board"] {
+				if got := block[row.Uint(t, "inner")]; got.String() != row["canon_board"] {
 					t.Fatalf("%s: UnrankBlock(%v, %s)[%s] pass %d = %s, oracle %s", file, m, row["outer"], row["inner"], pass, got, row["canon_board"])
 				}
 			}

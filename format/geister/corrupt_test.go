@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
@@ -31,12 +32,12 @@ func TestCorruptionSweep(t *testing.T) {
 	shared, manifests := writeManifests(t)
 	intact := openDir(t, shared, Options{NoVerify: true})
 	byID := map[int][]Position{}
-	for _, r := range oracle(t, "values.tsv") {
+	for _, r := range geisteroracle.Shared(t, "values.tsv") {
 		p, err := ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := r.int(t, "id")
+		id := r.Int(t, "id")
 		byID[id] = append(byID[id], p)
 	}
 	trials := 30

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -53,7 +54,7 @@ func TestManifestsOption(t *testing.T) {
 	flipped := append([]byte(nil), raw...)
 	flipped[flipAt] ^= 0x10
 	man := m0.FileName() + ManifestSuffix
-	rows := readTSV(t, filepath.Join(fixture, "values_id000.tsv"))
+	rows := geisteroracle.Read(t, filepath.Join(fixture, "values_id000.tsv"))
 
 	for _, c := range []struct {
 		name   string
@@ -113,7 +114,7 @@ func TestManifestsOption(t *testing.T) {
 // "none", or "chunk": those whose entry lies in the manifest chunk holding
 // entry flipAt) must fail with ErrCorrupt, the others give the oracle's
 // value. Terminal positions are answered without the table.
-func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []oracleRow, bad string, flipAt uint64) {
+func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []geisteroracle.Row, bad string, flipAt uint64) {
 	t.Helper()
 	n, failing := 0, 0
 	for _, r := range rows {
@@ -121,7 +122,7 @@ func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []oracleRow, bad string,
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := uint8(r.int(t, "value"))
+		want := uint8(r.Int(t, "value"))
 		got, err := tb.DTW(context.Background(), p)
 		_, idx, _ := Rank(p)
 		_, term := p.Terminal()

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestObservationValuesOracle(t *testing.T) {
 	tb := openDir(t, sharedTables(t), Options{})
 	ctx := context.Background()
-	rows := oracle(t, "values.tsv")
+	rows := geisteroracle.Shared(t, "values.tsv")
 	step := 1
 	if raceEnabled {
 		step = 10
@@ -36,8 +37,8 @@ func TestObservationValuesOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ObservationValues(%s): %v", p, err)
 		}
-		inner := r.uint(t, "inner")
-		if c := ov.Colourings[inner]; c.Position != p || c.Value != uint8(r.int(t, "value")) {
+		inner := r.Uint(t, "inner")
+		if c := ov.Colourings[inner]; c.Position != p || c.Value != uint8(r.Int(t, "value")) {
 			t.Errorf("%s: colouring %d is %s with %d; oracle value %s", p, inner, c.Position, c.Value, r["value"])
 		}
 		if i%20 == 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -139,7 +140,7 @@ func forms(t *testing.T, rawDir, zstdDir string) map[string]*Tablebase {
 
 // checkValues checks DTW and Probe on every row of a values.tsv file
 // (reference runtime output), and the raw byte at the oracle's index.
-func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
+func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []geisteroracle.Row) {
 	ctx := context.Background()
 	for form, tb := range tbs {
 		bad := 0
@@ -148,7 +149,7 @@ func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := uint8(r.int(t, "value"))
+			want := uint8(r.Int(t, "value"))
 			got, err := tb.DTW(ctx, p)
 			if err != nil || got != want {
 				t.Errorf("%s: DTW(%s) = %d, %v; oracle %d (pos %s)", form, p, got, err, want, r["pos_id"])
@@ -170,9 +171,9 @@ func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 
 // checkMoves checks Moves on every parent of a moves.tsv file: the
 // parent's value and every child's value are the reference's.
-func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
+func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []geisteroracle.Row) {
 	ctx := context.Background()
-	byParent := map[string][]oracleRow{}
+	byParent := map[string][]geisteroracle.Row{}
 	for _, r := range rows {
 		byParent[r["board"]] = append(byParent[r["board"]], r)
 	}
@@ -187,7 +188,7 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 				t.Errorf("%s: Moves(%s): %v", form, p, err)
 				continue
 			}
-			if ms.Value != uint8(rs[0].int(t, "value")) || len(ms.List) != len(rs) {
+			if ms.Value != uint8(rs[0].Int(t, "value")) || len(ms.List) != len(rs) {
 				t.Errorf("%s: Moves(%s) value %d with %d moves; oracle %s with %d", form, p, ms.Value, len(ms.List), rs[0]["value"], len(rs))
 				continue
 			}
@@ -197,7 +198,7 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 			}
 			for _, r := range rs {
 				mv, ok := byMove[r["from"]+r["to"]]
-				if !ok || mv.Value != uint8(r.int(t, "child_value")) || mv.Child.String() != r["child_board"] {
+				if !ok || mv.Value != uint8(r.Int(t, "child_value")) || mv.Child.String() != r["child_board"] {
 					t.Errorf("%s: %s move %s-%s: child %s value %d; oracle %s %s", form, p, r["from"], r["to"], mv.Child, mv.Value, r["child_board"], r["child_value"])
 				}
 			}
@@ -219,8 +220,8 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 // shared tables, raw and zstd.
 func TestOracleShared(t *testing.T) {
 	tbs := forms(t, rawTables(t), zstdOnly(t, sharedTables(t)))
-	checkValues(t, tbs, oracle(t, "values.tsv"))
-	checkMoves(t, tbs, oracle(t, "moves.tsv"))
+	checkValues(t, tbs, geisteroracle.Shared(t, "values.tsv"))
+	checkMoves(t, tbs, geisteroracle.Shared(t, "moves.tsv"))
 }
 
 // TestOracleFixtures checks the committed id000 fixtures against the
@@ -236,8 +237,8 @@ func TestOracleFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbs := forms(t, rawOnly, zstdOnly(t, dir))
-	checkValues(t, tbs, readTSV(t, filepath.Join(dir, "values_id000.tsv")))
-	checkMoves(t, tbs, readTSV(t, filepath.Join(dir, "moves_id000.tsv")))
+	checkValues(t, tbs, geisteroracle.Read(t, filepath.Join(dir, "values_id000.tsv")))
+	checkMoves(t, tbs, geisteroracle.Read(t, filepath.Join(dir, "moves_id000.tsv")))
 }
 
 // TestFilePreference checks that with both forms present the compressed
