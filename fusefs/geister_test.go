@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -24,7 +24,7 @@ import (
 func TestGeister(t *testing.T) {
 	dir := testenv.Testdata(t, "geister")
 	src := openDir(t, dir)
-	tb, err := geister.Open(geister.Options{}, src)
+	tb, err := geistertb.Open(geistertb.Options{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}

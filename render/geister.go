@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // GeisterProber is what CollectGeister needs; *geister.Tablebase is one.
 type GeisterProber interface {
-	Moves(ctx context.Context, p geister.Position) (*geister.Moves, error)
+	Moves(ctx context.Context, p geister.Position) (*geistertb.Moves, error)
 }
 
 // GeisterMove is one legal move with the stored value of the position it
@@ -45,7 +46,7 @@ func CollectGeister(ctx context.Context, tb GeisterProber, p geister.Position) (
 	rep := &GeisterReport{Board: p.String()}
 	ms, err := tb.Moves(ctx, p)
 	if err != nil {
-		if errors.Is(err, geister.ErrNoTable) || errors.Is(err, geister.ErrNoMaterial) ||
+		if errors.Is(err, geistertb.ErrNoTable) || errors.Is(err, geistertb.ErrNoMaterial) ||
 			errors.Is(err, geister.ErrInvalidPosition) {
 			rep.Error = err.Error()
 			return rep, nil
@@ -53,7 +54,7 @@ func CollectGeister(ctx context.Context, tb GeisterProber, p geister.Position) (
 		return nil, err
 	}
 	v := ms.Value
-	r := geister.ResultOf(v)
+	r := geistertb.ResultOf(v)
 	rep.Value, rep.Result, rep.Plies = &v, r.Outcome.String(), &r.Plies
 	rep.Moves = make([]GeisterMove, 0, len(ms.List))
 	for _, mv := range ms.List {
@@ -100,8 +101,8 @@ func GeisterText(r *GeisterReport) []byte {
 }
 
 func geisterMeaning(v uint8) string {
-	r := geister.ResultOf(v)
-	if r.Outcome == geister.Draw {
+	r := geistertb.ResultOf(v)
+	if r.Outcome == geistertb.Draw {
 		return "draw"
 	}
 	return fmt.Sprintf("%s in %d plies", r.Outcome, r.Plies)

@@ -12,7 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
@@ -120,7 +121,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
-	tb, err := openGeister(ctx, tables, o.manifests, geister.Options{MissingTTL: o.metadataTTL.TTL()})
+	tb, err := openGeister(ctx, tables, o.manifests, geistertb.Options{MissingTTL: o.metadataTTL.TTL()})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
@@ -161,14 +162,14 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 }
 
 // probeGeister answers one board.
-func probeGeister(ctx context.Context, tb *geister.Tablebase, board string, children bool) geisterJSON {
+func probeGeister(ctx context.Context, tb *geistertb.Tablebase, board string, children bool) geisterJSON {
 	p, err := geister.Parse(board)
 	if err != nil {
 		return geisterJSON{Board: board, Error: err.Error()}
 	}
 	ans := geisterJSON{Board: p.String()}
 	fill := func(v uint8) {
-		r := geister.ResultOf(v)
+		r := geistertb.ResultOf(v)
 		ans.Value, ans.Result, ans.Plies = &v, r.Outcome.String(), &r.Plies
 	}
 	if !children {
@@ -219,8 +220,8 @@ func writeGeisterText(w io.Writer, ans geisterJSON) {
 }
 
 func describe(v uint8) string {
-	r := geister.ResultOf(v)
-	if r.Outcome == geister.Draw {
+	r := geistertb.ResultOf(v)
+	if r.Outcome == geistertb.Draw {
 		return "draw"
 	}
 	return fmt.Sprintf("%s in %d", r.Outcome, r.Plies)
@@ -242,7 +243,7 @@ func registerGeisterTables(fs *pflag.FlagSet, tables *[]string) {
 // again after opts.MissingTTL). Frame manifests are looked up in the
 // folder manifests names (--manifests, opened as the chess commands open
 // it), else beside the tables; not at all with opts.NoManifests.
-func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDir, opts geister.Options) (*geisterTables, error) {
+func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDir, opts geistertb.Options) (*geisterTables, error) {
 	gt := &geisterTables{}
 	ok := false
 	defer func() {
@@ -276,7 +277,7 @@ func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDi
 			opts.Manifests = m
 		}
 	}
-	tb, err := geister.Open(opts, gt.srcs...)
+	tb, err := geistertb.Open(opts, gt.srcs...)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +288,7 @@ func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDi
 
 // geisterTables is an open Geister tablebase with the sources under it.
 type geisterTables struct {
-	*geister.Tablebase
+	*geistertb.Tablebase
 	srcs []source.Source
 	// locs are the sources' locations, as given (a --tables URL, or
 	// embedded:testdata/... for the built-in fixture).

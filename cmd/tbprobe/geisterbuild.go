@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/progress"
 	builder "github.com/tbfs/tbfs/retro/geister"
@@ -89,7 +89,7 @@ func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string
 			if err != nil {
 				return usage("--material: %q is not a material id", f)
 			}
-			m, err := model.MaterialByID(id)
+			m, err := geistertb.MaterialByID(id)
 			if err != nil {
 				return usage("--material: %v", err)
 			}

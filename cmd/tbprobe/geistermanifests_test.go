@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -71,7 +72,7 @@ func TestGeisterManifestsFlag(t *testing.T) {
 		{"no flag, flipped byte", bad, "", "all", "sha256 differs"},
 		{"folder without the manifest", raw, empty, "none", ""},
 		{"folder without the manifest, flipped byte", bad, empty, "all", "sha256 differs"},
-		{"another version's manifest", raw, other, "all", geister.ManifestSuffix + " gives the table a sha256 its sums do not"},
+		{"another version's manifest", raw, other, "all", geistertb.ManifestSuffix + " gives the table a sha256 its sums do not"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(bucket, gvRaw), c.table, 0o644); err != nil {

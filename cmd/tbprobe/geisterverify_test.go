@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -22,7 +23,7 @@ const (
 	gvRaw    = "id000_pb1pr1ob1or1_obsblk.bin"
 	gvZst    = gvRaw + ".zst"
 	gvLegacy = "id000_pb1pr1ob1or1.bin"
-	gvTbsum  = gvRaw + geister.ManifestSuffix
+	gvTbsum  = gvRaw + geistertb.ManifestSuffix
 )
 
 // geisterFixture reads a file of the committed Geister fixture.
@@ -246,7 +247,7 @@ func tableRow(t *testing.T, rows []geisterOracleRow) int {
 // oracle value.
 func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geisterOracleRow, flipAt int) {
 	t.Helper()
-	tb, err := openGeister(ctx, []string{dir}, tables.ManifestDir{}, geister.Options{})
+	tb, err := openGeister(ctx, []string{dir}, tables.ManifestDir{}, geistertb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geis
 		got, err := tb.DTW(ctx, p)
 		if flipAt >= 0 && !term && int(r.rank)/8192 == flipAt/8192 {
 			failing++
-			if !errors.Is(err, geister.ErrCorrupt) {
+			if !errors.Is(err, geistertb.ErrCorrupt) {
 				t.Fatalf("%s (entry %d, flipped %d): %d, %v; want ErrCorrupt", r.board, r.rank, flipAt, got, err)
 			}
 			continue

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 )
 
@@ -67,12 +68,12 @@ func TestMaterialErrors(t *testing.T) {
 // unrank of the index are the reference's canonical representative.
 func checkIndexRow(t *testing.T, r geisteroracle.Row) {
 	t.Helper()
-	p, err := ParseBoard(r["board"])
+	p, err := geister.ParseBoard(r["board"])
 	if err != nil {
 		t.Errorf("ParseBoard(%q): %v", r["board"], err)
 		return
 	}
-	want := Position{r.Hex(t, "pb_hex"), r.Hex(t, "pr_hex"), r.Hex(t, "ob_hex"), r.Hex(t, "or_hex")}
+	want := geister.Position{OwnBlue: r.Hex(t, "pb_hex"), OwnRed: r.Hex(t, "pr_hex"), OppBlue: r.Hex(t, "ob_hex"), OppRed: r.Hex(t, "or_hex")}
 	if p != want {
 		t.Errorf("ParseBoard(%q) = %+v, oracle bitboards %+v", r["board"], p, want)
 		return
@@ -103,7 +104,7 @@ func checkIndexRow(t *testing.T, r geisteroracle.Row) {
 	if err != nil || u.String() != r["canon_board"] {
 		t.Errorf("Unrank(%v, %s) = %s, %v; oracle %s", m, r["obsblk_rank"], u, err, r["canon_board"])
 	}
-	o := Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: m.OR}
+	o := geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: m.OR}
 	om, first, cols, err := Colourings(o)
 	if err != nil || om != m || first != idx/block*block || uint64(len(cols)) != block {
 		t.Errorf("Colourings(%s) = %v %d %d colourings, %v", p, om, first, len(cols), err)
@@ -116,7 +117,7 @@ func checkIndexRow(t *testing.T, r geisteroracle.Row) {
 		if p.GAT() != gat {
 			t.Errorf("GAT(%s) = %s, oracle %s", p, p.GAT(), gat)
 		}
-		if q, err := ParseGAT(gat); err != nil || q != p {
+		if q, err := geister.ParseGAT(gat); err != nil || q != p {
 			t.Errorf("ParseGAT(%s) = %s, %v", gat, q, err)
 		}
 	}
@@ -128,8 +129,8 @@ func TestRankOracle(t *testing.T) {
 	for _, r := range geisteroracle.Shared(t, "rank.tsv") {
 		checkIndexRow(t, r)
 		if r["obs_symmetric"] == "1" {
-			p, _ := ParseBoard(r["board"])
-			o := Position{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, OppBlue: p.Opp()}
+			p, _ := geister.ParseBoard(r["board"])
+			o := geister.Position{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, OppBlue: p.Opp()}
 			if o.Mirror() != o {
 				t.Errorf("%s: oracle says the observation is symmetric", p)
 			}
@@ -197,13 +198,13 @@ func TestRankExhaustiveID000(t *testing.T) {
 func TestRankErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		p    Position
+		p    geister.Position
 		want error
 	}{
-		{"off board", Position{OwnBlue: 1, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrInvalidPosition},
-		{"overlap", Position{OwnBlue: 1 << 10, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrInvalidPosition},
-		{"no own blue", Position{OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrNoMaterial},
-		{"five reds", Position{OwnBlue: 1 << 9, OwnRed: 0x3E << 16, OppBlue: 1 << 33, OppRed: 1 << 41}, ErrInvalidPosition},
+		{"off board", geister.Position{OwnBlue: 1, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, geister.ErrInvalidPosition},
+		{"overlap", geister.Position{OwnBlue: 1 << 10, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, geister.ErrInvalidPosition},
+		{"no own blue", geister.Position{OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrNoMaterial},
+		{"five reds", geister.Position{OwnBlue: 1 << 9, OwnRed: 0x3E << 16, OppBlue: 1 << 33, OppRed: 1 << 41}, geister.ErrInvalidPosition},
 	}
 	for _, tc := range tests {
 		if _, _, err := Rank(tc.p); !errors.Is(err, tc.want) {
@@ -217,7 +218,7 @@ func TestRankErrors(t *testing.T) {
 func TestLegacyRankOracle(t *testing.T) {
 	for _, file := range []string{"rank.tsv", "values.tsv"} {
 		for _, r := range geisteroracle.Shared(t, file) {
-			p, err := ParseBoard(r["board"])
+			p, err := geister.ParseBoard(r["board"])
 			if err != nil {
 				t.Fatal(err)
 			}

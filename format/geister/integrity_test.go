@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 )
 
@@ -45,7 +46,7 @@ func TestManifest(t *testing.T) {
 	if row["id"] != "0" {
 		t.Fatalf("first values.tsv row is of id %s", row["id"])
 	}
-	p, err := ParseBoard(row["board"])
+	p, err := geister.ParseBoard(row["board"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestFrameChecksums(t *testing.T) {
 func TestWinsInOne(t *testing.T) {
 	ones := 0
 	for _, r := range geisteroracle.Shared(t, "values.tsv") {
-		p, err := ParseBoard(r["board"])
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	seekable "github.com/SaveTheRbtz/zstd-seekable-format-go/pkg"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 )
@@ -98,8 +99,8 @@ func TestOtherFileForms(t *testing.T) {
 	checkMoves(t, tbs, geisteroracle.Testdata(t, "moves_id000.tsv"))
 	for form, tb := range tbs {
 		for _, r := range rows[:200] {
-			p, _ := ParseBoard(r["board"])
-			o := Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 1}
+			p, _ := geister.ParseBoard(r["board"])
+			o := geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 1}
 			_, _, cs, err := tb.ColouringValues(context.Background(), o)
 			if err != nil || cs[r.Uint(t, "inner")].Value != uint8(r.Int(t, "value")) {
 				t.Fatalf("%s: colourings of %s: %v", form, p, err)

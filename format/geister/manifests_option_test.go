@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source/fssource"
@@ -118,7 +119,7 @@ func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []geisteroracle.Row, bad
 	t.Helper()
 	n, failing := 0, 0
 	for _, r := range rows {
-		p, err := ParseBoard(r["board"])
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}

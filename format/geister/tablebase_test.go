@@ -16,6 +16,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
@@ -145,7 +146,7 @@ func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []geisteroracle.R
 	for form, tb := range tbs {
 		bad := 0
 		for _, r := range rows {
-			p, err := ParseBoard(r["board"])
+			p, err := geister.ParseBoard(r["board"])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +180,7 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []geisteroracle.Ro
 	}
 	for form, tb := range tbs {
 		for board, rs := range byParent {
-			p, err := ParseBoard(board)
+			p, err := geister.ParseBoard(board)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +327,7 @@ func TestRuleCases(t *testing.T) {
 		{"....../.....R/....../....../....Bb/.....r", 1, "capture the last blue while far from the exit"},
 	}
 	for _, tc := range tests {
-		p, err := ParseBoard(tc.board)
+		p, err := geister.ParseBoard(tc.board)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +360,7 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := ParseBoard("...r../....../..B.../.R..../....../b.....") // oracle pos 1, index 97690
+	p, _ := geister.ParseBoard("...r../....../..B.../.R..../....../b.....") // oracle pos 1, index 97690
 	probe := func(t *testing.T, name string, data []byte) error {
 		t.Helper()
 		dir := t.TempDir()
@@ -430,19 +431,19 @@ func TestErrors(t *testing.T) {
 			t.Errorf("error %v, want ErrNoTable", err)
 		}
 		// Terminal positions need no table.
-		q, _ := ParseBoard("B...../....../..R.../....../...b../...r..")
+		q, _ := geister.ParseBoard("B...../....../..R.../....../...b../...r..")
 		if v, err := tb.DTW(ctx, q); v != 1 || err != nil {
 			t.Errorf("terminal DTW = %d, %v", v, err)
 		}
 	})
 	t.Run("bad positions", func(t *testing.T) {
 		tb := openDir(t, fix, Options{})
-		for _, q := range []Position{
+		for _, q := range []geister.Position{
 			{OwnBlue: 1, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30},
 			{OwnBlue: 1 << 10, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30},
 			{OwnBlue: 0x3E << 16, OwnRed: 1 << 10, OppBlue: 1 << 33, OppRed: 1 << 41},
 		} {
-			if _, err := tb.DTW(ctx, q); !errors.Is(err, ErrInvalidPosition) {
+			if _, err := tb.DTW(ctx, q); !errors.Is(err, geister.ErrInvalidPosition) {
 				t.Errorf("DTW(%+v) error %v", q, err)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
 	"github.com/tbfs/tbfs/source"
@@ -23,12 +24,12 @@ import (
 // id000Rows returns the committed oracle rows of the id000 fixture whose
 // positions are not terminal (so their answers come from the table), with
 // the positions parsed.
-func id000Rows(t *testing.T) ([]geisteroracle.Row, []Position) {
+func id000Rows(t *testing.T) ([]geisteroracle.Row, []geister.Position) {
 	t.Helper()
 	var rows []geisteroracle.Row
-	var ps []Position
+	var ps []geister.Position
 	for _, r := range geisteroracle.Testdata(t, "values_id000.tsv") {
-		p, err := ParseBoard(r["board"])
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}

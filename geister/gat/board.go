@@ -6,9 +6,9 @@
 //
 // Coordinates are always the viewer's: x is the column 0..5, y the row
 // 0..5, the viewer's own pieces start on rows 4 and 5 and head north
-// (y-1) to the exits (0,0) and (5,0). This is the orientation of
-// format/geister, so a board converts to a geister.Observation or
-// geister.Position without turning.
+// (y-1) to the exits (0,0) and (5,0). This is the orientation of package
+// geister and of the tables, so a board converts to a geister.Observation
+// or geister.Position without turning.
 package gat
 
 import (
@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // ErrSyntax is matched by every error about a malformed board or message.
@@ -55,7 +55,7 @@ func (p Piece) Red() bool { return p.Colour == 'R' || p.Colour == 'r' }
 // Blue reports whether the piece is known to be blue (either case).
 func (p Piece) Blue() bool { return p.Colour == 'B' || p.Colour == 'b' }
 
-// Square returns the piece's square in format/geister's embedding; valid
+// Square returns the piece's square in package geister's embedding; valid
 // only when OnBoard.
 func (p Piece) Square() geister.Square { return geister.SquareAt(int(p.X), int(p.Y)) }
 
@@ -128,7 +128,7 @@ func Letter(i int) byte {
 	return byte('a' + i - 8)
 }
 
-// Observation returns what the viewer knows, in format/geister's terms: its
+// Observation returns what the viewer knows, in package geister's terms: its
 // own pieces by colour, the opponent's pieces on the board and how many of
 // them are red (four minus the captured reds). Escaped pieces are refused:
 // the game is over.

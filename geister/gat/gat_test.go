@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // startBoard is the first player's board at the standard start with pieces
@@ -36,7 +37,7 @@ func TestParseBoardSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := o.Material(); m != (geister.Material{PB: 4, PR: 4, OB: 4, OR: 4}) {
+	if m := geistertb.ObservationMaterial(o); m != (geistertb.Material{PB: 4, PR: 4, OB: 4, OR: 4}) {
 		t.Errorf("material %v", m)
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
 	"github.com/tbfs/tbfs/internal/testenv"
@@ -19,7 +20,7 @@ type tally struct{ wins, losses int }
 // from the tables' values of each colouring's moves (tb.Moves, one
 // full-information position at a time: the arbiter). ok is false when a
 // child lacks a table.
-func tallies(t *testing.T, tb *geister.Tablebase, b gat.Board) (map[[2]geister.Square]tally, bool) {
+func tallies(t *testing.T, tb *geistertb.Tablebase, b gat.Board) (map[[2]geister.Square]tally, bool) {
 	t.Helper()
 	ctx := context.Background()
 	obs, err := b.Observation()
@@ -33,7 +34,7 @@ func tallies(t *testing.T, tb *geister.Tablebase, b gat.Board) (map[[2]geister.S
 	out := map[[2]geister.Square]tally{}
 	for _, c := range cols {
 		ms, err := tb.Moves(ctx, c.Position)
-		if errors.Is(err, geister.ErrNoTable) {
+		if errors.Is(err, geistertb.ErrNoTable) {
 			return nil, false
 		}
 		if err != nil {
@@ -43,9 +44,9 @@ func tallies(t *testing.T, tb *geister.Tablebase, b gat.Board) (map[[2]geister.S
 			k := [2]geister.Square{mv.From, mv.To}
 			s := out[k]
 			switch mv.Result.Outcome {
-			case geister.Win:
+			case geistertb.Win:
 				s.wins++
-			case geister.Loss:
+			case geistertb.Loss:
 				s.losses++
 			}
 			out[k] = s
