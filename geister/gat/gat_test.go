@@ -51,6 +51,10 @@ func TestParseBoardErrors(t *testing.T) {
 		{"own unknown", "14u" + startBoard[3:]},
 		{"two on a square", "24R" + startBoard[3:]},
 		{"half captured", "19R" + startBoard[3:]},
+		// The reference server writes an unknown colour as u, and a
+		// captured piece's colour always (Board.getEncodedItem).
+		{"upper-case unknown", startBoard[:45] + "10U"},
+		{"captured unknown", startBoard[:45] + "99u"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ParseBoard(tc.s); !errors.Is(err, ErrSyntax) {
