@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/internal/tables"
+	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
 	"github.com/tbfs/tbfs/source/fssource"
@@ -52,26 +52,6 @@ Check tables against their SHA256SUMS and write their frame manifests:
 
 Exit status: 0 every board answered, 1 some could not be (bad board, missing
 or corrupt table), 2 usage error or tables that cannot be opened at all.`
-
-// geisterMoveJSON is one move of tbprobe geister --json --children.
-type geisterMoveJSON struct {
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Dir     string `json:"dir"`
-	Capture string `json:"capture"`
-	Value   uint8  `json:"value"`
-	Best    bool   `json:"best"`
-}
-
-// geisterJSON is one answer of tbprobe geister --json.
-type geisterJSON struct {
-	Board  string            `json:"board"`
-	Value  *uint8            `json:"value,omitempty"`
-	Result string            `json:"result,omitempty"`
-	Plies  *int              `json:"plies,omitempty"`
-	Moves  []geisterMoveJSON `json:"moves,omitempty"`
-	Error  string            `json:"error,omitempty"`
-}
 
 // geisterOptions are the flags of "tbprobe geister".
 type geisterOptions struct {
@@ -131,22 +111,21 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	work := func(in inputLine) geisterJSON {
+	work := func(in inputLine) *render.GeisterReport {
 		if in.err != nil {
-			return geisterJSON{Board: in.text, Error: in.err.Error()}
+			return &render.GeisterReport{Board: in.text, Error: in.err.Error()}
 		}
 		return probeGeister(ctx, tb.Tablebase, in.text, o.children)
 	}
-	emit := func(ans geisterJSON) {
-		if ans.Error != "" {
+	emit := func(rep *render.GeisterReport) {
+		if rep.Error != "" {
 			failed = true
 		}
 		if o.asJSON {
-			b, _ := json.Marshal(ans)
-			out.Write(append(b, '\n'))
+			out.Write(render.GeisterJSON(rep))
 			return
 		}
-		writeGeisterText(out, ans)
+		out.Write(render.GeisterLine(rep))
 	}
 	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, boards, stdin, "boards", submit)
@@ -161,70 +140,24 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	return 0
 }
 
-// probeGeister answers one board.
-func probeGeister(ctx context.Context, tb *geistertb.Tablebase, board string, children bool) geisterJSON {
+// probeGeister answers one board, with its moves when children is set.
+// Every failure is part of the answer (its Error): a bad board, a board
+// the tables do not cover, and a transport failure or corrupt table alike.
+func probeGeister(ctx context.Context, tb *geistertb.Tablebase, board string, children bool) *render.GeisterReport {
 	p, err := geister.Parse(board)
 	if err != nil {
-		return geisterJSON{Board: board, Error: err.Error()}
+		return &render.GeisterReport{Board: board, Error: err.Error()}
 	}
-	ans := geisterJSON{Board: p.String()}
-	fill := func(v uint8) {
-		r := geistertb.ResultOf(v)
-		ans.Value, ans.Result, ans.Plies = &v, r.Outcome.String(), &r.Plies
+	var rep *render.GeisterReport
+	if children {
+		rep, err = render.CollectGeister(ctx, tb, p)
+	} else {
+		rep, err = render.CollectGeisterValue(ctx, tb, p)
 	}
-	if !children {
-		v, err := tb.DTW(ctx, p)
-		if err != nil {
-			ans.Error = err.Error()
-			return ans
-		}
-		fill(v)
-		return ans
-	}
-	ms, err := tb.Moves(ctx, p)
 	if err != nil {
-		ans.Error = err.Error()
-		return ans
+		return &render.GeisterReport{Board: p.String(), Error: err.Error()}
 	}
-	fill(ms.Value)
-	ans.Moves = make([]geisterMoveJSON, 0, len(ms.List))
-	for _, mv := range ms.List {
-		capture := "-"
-		if mv.Capture != geister.Empty {
-			capture = string(mv.Capture.Letter())
-		}
-		ans.Moves = append(ans.Moves, geisterMoveJSON{
-			From: mv.From.Coord(), To: mv.To.Coord(), Dir: mv.Dir.String(),
-			Capture: capture, Value: mv.Value, Best: mv.Best,
-		})
-	}
-	return ans
-}
-
-// writeGeisterText prints one answer for people: the board, the value and
-// its meaning, then the moves when asked for.
-func writeGeisterText(w io.Writer, ans geisterJSON) {
-	if ans.Error != "" {
-		fmt.Fprintf(w, "%s\terror: %s\n", shown(ans.Board), ans.Error)
-		return
-	}
-	fmt.Fprintf(w, "%s\t%d\t%s\n", ans.Board, *ans.Value, describe(*ans.Value))
-	for _, m := range ans.Moves {
-		best := ""
-		if m.Best {
-			best = "\tbest"
-		}
-		fmt.Fprintf(w, "  %s-%s %s capture %s\tchild %d (%s for the opponent)%s\n",
-			m.From, m.To, m.Dir, m.Capture, m.Value, describe(m.Value), best)
-	}
-}
-
-func describe(v uint8) string {
-	r := geistertb.ResultOf(v)
-	if r.Outcome == geistertb.Draw {
-		return "draw"
-	}
-	return fmt.Sprintf("%s in %d", r.Outcome, r.Plies)
+	return rep
 }
 
 // geisterTTLUsage is --metadata-ttl's usage in the Geister commands.

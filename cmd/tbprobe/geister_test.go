@@ -12,6 +12,7 @@ import (
 
 	"github.com/tbfs/tbfs/internal/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -58,7 +59,7 @@ func checkGeisterAnswers(t *testing.T, r io.Reader, boards []string, values []in
 	t.Helper()
 	dec := json.NewDecoder(r)
 	for i := range boards {
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := dec.Decode(&ans); err != nil {
 			t.Fatalf("answer %d: %v", i, err)
 		}
@@ -86,7 +87,7 @@ func TestGeisterCLIChildren(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var ans geisterJSON
+	var ans render.GeisterReport
 	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestGeisterCLIErrors(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	runGeister(context.Background(), []string{"--json", "B....."}, nil, &stdout, &bytes.Buffer{})
-	var ans geisterJSON
+	var ans render.GeisterReport
 	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil || ans.Error == "" || ans.Board != "B....." {
 		t.Errorf("JSON error answer %q: %+v %v", stdout.String(), ans, err)
 	}
@@ -148,7 +149,7 @@ func TestGeisterCLIS3(t *testing.T) {
 	}
 	dec := json.NewDecoder(&stdout)
 	for i := range boards {
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := dec.Decode(&ans); err != nil {
 			t.Fatal(err)
 		}
@@ -196,12 +197,12 @@ func TestGeisterMetadataTTL(t *testing.T) {
 			done <- code
 		}()
 		answers := json.NewDecoder(outR)
-		ask := func() geisterJSON {
+		ask := func() render.GeisterReport {
 			t.Helper()
 			if _, err := io.WriteString(inW, boards[0]+"\n"); err != nil {
 				t.Fatal(err)
 			}
-			var ans geisterJSON
+			var ans render.GeisterReport
 			if err := answers.Decode(&ans); err != nil {
 				t.Fatalf("--metadata-ttl %s: %v (stderr %s)", c.flag, err, stderr.String())
 			}

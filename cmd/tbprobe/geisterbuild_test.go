@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/render"
 )
 
 // TestGeisterBuildCLI builds the total-4 table with the CLI, checks the raw
@@ -52,7 +53,7 @@ func TestGeisterBuildCLI(t *testing.T) {
 	}
 	dec := json.NewDecoder(&stdout)
 	for i := range boards {
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := dec.Decode(&ans); err != nil {
 			t.Fatalf("answer %d: %v", i, err)
 		}

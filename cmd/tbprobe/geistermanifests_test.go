@@ -14,6 +14,7 @@ import (
 
 	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -126,7 +127,7 @@ func checkManifestAnswers(t *testing.T, out []byte, rows []geisterOracleRow, fai
 		if i >= len(rows) {
 			t.Fatalf("more answers than the %d boards", len(rows))
 		}
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := json.Unmarshal(sc.Bytes(), &ans); err != nil {
 			t.Fatal(err)
 		}
