@@ -183,8 +183,9 @@ func TestCorruptedCopiesFail(t *testing.T) {
 	}
 }
 
-// TestMustHoldRows: the issue's two cases every battery must hold are
-// shipped as P rows with exactly the properties the issue states.
+// TestMustHoldRows: the two cases every battery must hold (a side mated in
+// 3 whatever it plays, not 4; a mate the 50-move rule leaves no time for)
+// are shipped as P rows with exactly those properties.
 func TestMustHoldRows(t *testing.T) {
 	_, rows := shippedFile(t)
 	want := map[string]string{

@@ -253,7 +253,7 @@ func TestCommand(t *testing.T) {
 }
 
 // TestStockfish runs a bounded battery against Debian's stockfish: the
-// issue's two must-hold rows, the en-passant evasions, rows without a
+// two must-hold rows (TestMustHoldRows), the en-passant evasions, rows without a
 // legal move, a mate from the games, at the default budget. Stockfish is
 // a real engine, the expected values are the arbiters'.
 func TestStockfish(t *testing.T) {

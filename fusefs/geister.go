@@ -10,7 +10,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/render"
 )
 

@@ -1,7 +1,6 @@
 package fusefs_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,38 +12,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
-
-// readTSV reads a tab-separated file with a header into maps by column.
-func readTSV(t *testing.T, path string) []map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var head []string
-	var rows []map[string]string
-	for sc.Scan() {
-		c := strings.Split(sc.Text(), "\t")
-		if head == nil {
-			head = c
-			continue
-		}
-		row := map[string]string{}
-		for i, h := range head {
-			if i < len(c) {
-				row[h] = c[i]
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
 
 // TestGeister reads Geister boards through the mount, by rows and by GAT
 // string, and compares with the reference runtime's rows
@@ -52,14 +24,14 @@ func readTSV(t *testing.T, path string) []map[string]string {
 func TestGeister(t *testing.T) {
 	dir := testenv.Testdata(t, "geister")
 	src := openDir(t, dir)
-	tb, err := geister.Open(geister.Options{}, src)
+	tb, err := geistertb.Open(geistertb.Options{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tb.Close() })
 	mnt, f := mount(t, fusefs.Config{Geister: fusefs.GeisterCollector{Prober: tb}})
 
-	values := readTSV(t, filepath.Join(dir, "values_id000.tsv"))
+	values := geisteroracle.Testdata(t, "values_id000.tsv")
 	limit := len(values)
 	if raceEnabled || testing.Short() {
 		limit = 100
@@ -85,7 +57,7 @@ func TestGeister(t *testing.T) {
 
 	// Moves: each parent's child values, as a multiset, and their count.
 	want := map[string][]int{}
-	for _, r := range readTSV(t, filepath.Join(dir, "moves_id000.tsv")) {
+	for _, r := range geisteroracle.Testdata(t, "moves_id000.tsv") {
 		v, err := strconv.Atoi(r["child_value"])
 		if err != nil {
 			t.Fatalf("child_value %q", r["child_value"])

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The rows' expected FENs follow from the path syntax issue 7 defines: the
+// The rows' expected FENs follow from the FUSE view's path syntax: the
 // ranks are the directories, the last component carries the first rank and
 // the remaining fields separated by spaces or '_', missing fields are left
 // for the chess package to default, and ".json" selects the JSON form in

@@ -51,7 +51,7 @@ func openDir(t testing.TB, dir string) source.Source {
 	return src
 }
 
-// pathForms are the ways issue 7 lets a FEN be written as a path. Each
+// pathForms are the ways the FUSE view lets a FEN be written as a path. Each
 // returns the path below the view directory.
 var pathForms = []struct {
 	name string

@@ -149,7 +149,7 @@ func TestMountBothFormats(t *testing.T) {
 		t.Fatal("no row checked")
 	}
 	t.Logf("%d positions answered by both formats through the mount", checked)
-	// The chesstb rows read as before, Syzygy beside them.
+	// The chesstb rows read as on a chesstb-only mount, Syzygy beside them.
 	rows := chesstbFixtureRows(t)
 	for k, r := range rows {
 		checkPosition(t, mnt, r, k, testenv.Testdata(t, "chesstb"))

@@ -296,12 +296,12 @@ func TestCategoryEveryProbeRow(t *testing.T) {
 	t.Logf("%d rows checked", checked)
 }
 
-// TestIssueDrawnByClock is the issue's example: KQK with Black to move at
+// TestDrawnByClock: KQK with Black to move at
 // clock 90 is lost by the table but drawn by the 50-move rule (probe.tsv's
 // clocked verdicts for this material: the queen side needs more plies
 // than the 10 left), so the category must not say loss, and no move may
 // claim the child wins outright.
-func TestIssueDrawnByClock(t *testing.T) {
+func TestDrawnByClock(t *testing.T) {
 	base, _ := sharedServer(t)
 	a := standard(t, base, "8/8/8/5k2/8/8/1Q6/K7 b - - 90 1")
 	if a["category"] == "loss" {

@@ -71,7 +71,7 @@ func TestLichessBotKeepsRuleTrueResult(t *testing.T) {
 		kids[r.FEN][r.Move] = r.WantRuleCategory(t)
 	}
 	parents = chesstboracle.Sample(parents, 20, raceEnabled || testing.Short())
-	// The example: drawn by the clock, so no resignation.
+	// KQK drawn by the clock (TestDrawnByClock), so no resignation.
 	parents = append(parents, "8/8/8/5k2/8/8/1Q6/K7 b - - 90 1")
 	checked := 0
 	for _, fen := range parents {

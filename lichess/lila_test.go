@@ -188,12 +188,12 @@ func TestMainline(t *testing.T) {
 	t.Logf("%d mainlines checked", len(picked))
 }
 
-// TestMainlineIssueExample is the issue's KNNKP line (3N4/3p4/3K4/8/8/N7/
-// 8/6k1 w, where main's line went 133 plies without a zeroing move): the
-// line must agree with /standard's verdict on the root, ending in mate by
-// White when the root is a win, and never run 100 plies without a capture
-// or pawn move (lila claims the draw then).
-func TestMainlineIssueExample(t *testing.T) {
+// TestMainlineKNNKP follows the line from a KNNKP root (3N4/3p4/3K4/8/8/N7/
+// 8/6k1 w) where a line blind to the clock runs 133 plies without a
+// zeroing move: the line must agree with /standard's verdict on the root,
+// ending in mate by White when the root is a win, and never run 100 plies
+// without a capture or pawn move (lila claims the draw then).
+func TestMainlineKNNKP(t *testing.T) {
 	base, _ := sharedServer(t)
 	const fen = "3N4/3p4/3K4/8/8/N7/8/6k1 w - - 0 1"
 	a := standard(t, base, fen)

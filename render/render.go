@@ -1,7 +1,8 @@
-// Package render turns what the chess tables say about a position into the
-// two forms people and programs read: an aligned human block and one JSON
-// object. tbprobe prints them and the tbfs mount serves them as files, so
-// both front ends say the same thing the same way.
+// Package render turns what the tables say about a position (a chess
+// position through chessprobe, a Geister board through the Geister tables)
+// into the forms people and programs read: human text and one JSON object.
+// tbprobe prints them and the tbfs mount serves them as files, so both
+// front ends say the same thing the same way.
 package render
 
 import (

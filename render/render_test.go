@@ -34,8 +34,8 @@ func openTables(t testing.TB, dir string) (*chesstb.Tablebase, source.Source) {
 	return tb, src
 }
 
-// jsonKeys are the only keys issue 6 allows in a position's JSON object and
-// in each of its moves.
+// jsonKeys are the only keys a position's JSON object and each of its
+// moves may carry (the keys front ends and scripts rely on).
 var (
 	reportKeys = map[string]bool{"fen": true, "category": true, "wdl": true, "dtz": true, "dtm": true,
 		"dtm50": true, "dtc": true, "checkmate": true, "stalemate": true, "moves": true, "error": true,

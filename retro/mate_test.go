@@ -8,8 +8,8 @@ import (
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
-// TestProveMateReferee checks the cases the referee gives, plus
-// cases decided by the rules alone.
+// TestProveMateReferee checks the referee's cases (the battery's P rows),
+// plus cases decided by the rules alone.
 func TestProveMateReferee(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -36,7 +36,7 @@ func solved(t *testing.T, material string) *Table {
 	return tb
 }
 
-// materialsUnderTest are the materials plus KQKR (both sides with
+// materialsUnderTest are KQK, KRK, KPK and KBNK plus KQKR (both sides with
 // pieces, conversions into a colour-flipped sub-material) and KPKP (pawns
 // on both sides, so en passant); the 4-man ones' 5.2M indices are left to
 // runs without the race detector, and KPKP's 16.8M (with its fourteen

@@ -123,7 +123,7 @@ func TestOpenUnknownScheme(t *testing.T) {
 }
 
 // TestRedact: no credential of a source URL survives redaction, in any of the
-// forms the issue names (FTP userinfo, presigned S3 query, tokens, an s3
+// forms a URL can carry one (FTP userinfo, presigned S3 query, tokens, an s3
 // endpoint with userinfo, a URL that does not parse), while what locates the
 // source (scheme, host, path, harmless parameters) is kept. The arbiter is
 // the property itself: the secret's text is absent, the kept parts present.

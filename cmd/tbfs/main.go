@@ -41,7 +41,7 @@ import (
 	"github.com/tbfs/tbfs/cmd/internal/exepages"
 	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
@@ -331,7 +331,7 @@ func serve(ctx context.Context, cfg mountConfig, logger *slog.Logger, stdout, st
 
 	// One --manifests folder holds the chess tables' manifests and the
 	// Geister tables' frame manifests; their names do not meet.
-	gtb, err := geister.Open(geister.Options{CacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL(), Manifests: manifests}, gsts.Sources()...)
+	gtb, err := geistertb.Open(geistertb.Options{CacheBytes: cfg.cacheSize, MissingTTL: cfg.metadataTTL.TTL(), Manifests: manifests}, gsts.Sources()...)
 	if err != nil {
 		return err
 	}

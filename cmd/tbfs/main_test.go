@@ -284,8 +284,8 @@ func TestGeisterFlag(t *testing.T) {
 	t.Run("given", func(t *testing.T) {
 		testGeisterMount(t, "--tables", testenv.Testdata(t, "chesstb"), "--geister", testenv.Testdata(t, "geister"))
 	})
-	// Without --geister the fixture table built into the binary answers
-	// (issue 20), as the chess fixtures do without --tables.
+	// Without --geister the fixture table built into the binary answers,
+	// as the chess fixtures do without --tables.
 	t.Run("embedded", func(t *testing.T) { testGeisterMount(t) })
 }
 

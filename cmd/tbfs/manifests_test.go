@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/format/syzygy"
 	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
@@ -98,18 +98,18 @@ func TestGeisterManifestsFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	gtb, err := geister.Open(geister.Options{}, src)
+	gtb, err := geistertb.Open(geistertb.Options{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := geister.MaterialByID(0)
+	m, _ := geistertb.MaterialByID(0)
 	mf, err := gtb.Manifest(ctx, m)
 	gtb.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	manifests := t.TempDir()
-	if err := os.WriteFile(filepath.Join(manifests, m.FileName()+geister.ManifestSuffix), mf, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(manifests, m.FileName()+geistertb.ManifestSuffix), mf, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -129,12 +129,12 @@ func TestGeisterManifestsFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw[boards[0].rank] ^= 0x10
-	sums, err := os.ReadFile(filepath.Join(fixture, geister.SumsFile))
+	sums, err := os.ReadFile(filepath.Join(fixture, geistertb.SumsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tables := t.TempDir()
-	for name, b := range map[string][]byte{m.FileName(): raw, geister.SumsFile: sums} {
+	for name, b := range map[string][]byte{m.FileName(): raw, geistertb.SumsFile: sums} {
 		if err := os.WriteFile(filepath.Join(tables, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

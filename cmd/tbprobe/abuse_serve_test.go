@@ -202,7 +202,7 @@ func TestServeAbuse(t *testing.T) {
 	}
 }
 
-// BenchmarkServeAbuse is the abuse in full: 200 concurrent
+// BenchmarkServeAbuse is the abuse serve's limits are for, in full: 200 concurrent
 // 1,000-FEN batches, then 40 clients that never read, once; it reports the
 // server's peak memory after the batches (batch-peak-MiB) and after all
 // (peak-MiB), its memory while the unread answers are due (stuck-MiB), how

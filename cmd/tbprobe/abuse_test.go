@@ -14,8 +14,8 @@ func fixtureRows(t *testing.T) []chesstboracle.Row {
 	return chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))
 }
 
-// TestParallelClamped: an absurd --parallel (the 100000000, which
-// grew to 24 GB) is lowered to MaxParallel with a message saying so, and
+// TestParallelClamped: an absurd --parallel (100000000, which unclamped
+// grows to 24 GB) is lowered to MaxParallel with a message saying so, and
 // the batch is still answered right (every row checked against the
 // reference oracle); below 1 is refused.
 func TestParallelClamped(t *testing.T) {

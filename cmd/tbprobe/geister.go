@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,9 @@ import (
 
 	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/cmd/internal/tables"
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
 	"github.com/tbfs/tbfs/source/fssource"
@@ -51,26 +52,6 @@ Check tables against their SHA256SUMS and write their frame manifests:
 
 Exit status: 0 every board answered, 1 some could not be (bad board, missing
 or corrupt table), 2 usage error or tables that cannot be opened at all.`
-
-// geisterMoveJSON is one move of tbprobe geister --json --children.
-type geisterMoveJSON struct {
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Dir     string `json:"dir"`
-	Capture string `json:"capture"`
-	Value   uint8  `json:"value"`
-	Best    bool   `json:"best"`
-}
-
-// geisterJSON is one answer of tbprobe geister --json.
-type geisterJSON struct {
-	Board  string            `json:"board"`
-	Value  *uint8            `json:"value,omitempty"`
-	Result string            `json:"result,omitempty"`
-	Plies  *int              `json:"plies,omitempty"`
-	Moves  []geisterMoveJSON `json:"moves,omitempty"`
-	Error  string            `json:"error,omitempty"`
-}
 
 // geisterOptions are the flags of "tbprobe geister".
 type geisterOptions struct {
@@ -120,7 +101,7 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
 	}
-	tb, err := openGeister(ctx, tables, o.manifests, geister.Options{MissingTTL: o.metadataTTL.TTL()})
+	tb, err := openGeister(ctx, tables, o.manifests, geistertb.Options{MissingTTL: o.metadataTTL.TTL()})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister: %v\n", err)
 		return 2
@@ -130,22 +111,21 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	failed := false
-	work := func(in inputLine) geisterJSON {
+	work := func(in inputLine) *render.GeisterReport {
 		if in.err != nil {
-			return geisterJSON{Board: in.text, Error: in.err.Error()}
+			return &render.GeisterReport{Board: in.text, Error: in.err.Error()}
 		}
 		return probeGeister(ctx, tb.Tablebase, in.text, o.children)
 	}
-	emit := func(ans geisterJSON) {
-		if ans.Error != "" {
+	emit := func(rep *render.GeisterReport) {
+		if rep.Error != "" {
 			failed = true
 		}
 		if o.asJSON {
-			b, _ := json.Marshal(ans)
-			out.Write(append(b, '\n'))
+			out.Write(render.GeisterJSON(rep))
 			return
 		}
-		writeGeisterText(out, ans)
+		out.Write(render.GeisterLine(rep))
 	}
 	feed := func(submit func(inputLine)) error {
 		return eachInput(ctx, boards, stdin, "boards", submit)
@@ -160,70 +140,24 @@ func runGeisterProbe(ctx context.Context, o geisterOptions, boards []string, std
 	return 0
 }
 
-// probeGeister answers one board.
-func probeGeister(ctx context.Context, tb *geister.Tablebase, board string, children bool) geisterJSON {
+// probeGeister answers one board, with its moves when children is set.
+// Every failure is part of the answer (its Error): a bad board, a board
+// the tables do not cover, and a transport failure or corrupt table alike.
+func probeGeister(ctx context.Context, tb *geistertb.Tablebase, board string, children bool) *render.GeisterReport {
 	p, err := geister.Parse(board)
 	if err != nil {
-		return geisterJSON{Board: board, Error: err.Error()}
+		return &render.GeisterReport{Board: board, Error: err.Error()}
 	}
-	ans := geisterJSON{Board: p.String()}
-	fill := func(v uint8) {
-		r := geister.ResultOf(v)
-		ans.Value, ans.Result, ans.Plies = &v, r.Outcome.String(), &r.Plies
+	var rep *render.GeisterReport
+	if children {
+		rep, err = render.CollectGeister(ctx, tb, p)
+	} else {
+		rep, err = render.CollectGeisterValue(ctx, tb, p)
 	}
-	if !children {
-		v, err := tb.DTW(ctx, p)
-		if err != nil {
-			ans.Error = err.Error()
-			return ans
-		}
-		fill(v)
-		return ans
-	}
-	ms, err := tb.Moves(ctx, p)
 	if err != nil {
-		ans.Error = err.Error()
-		return ans
+		return &render.GeisterReport{Board: p.String(), Error: err.Error()}
 	}
-	fill(ms.Value)
-	ans.Moves = make([]geisterMoveJSON, 0, len(ms.List))
-	for _, mv := range ms.List {
-		capture := "-"
-		if mv.Capture != geister.Empty {
-			capture = string(mv.Capture.Letter())
-		}
-		ans.Moves = append(ans.Moves, geisterMoveJSON{
-			From: mv.From.Coord(), To: mv.To.Coord(), Dir: mv.Dir.String(),
-			Capture: capture, Value: mv.Value, Best: mv.Best,
-		})
-	}
-	return ans
-}
-
-// writeGeisterText prints one answer for people: the board, the value and
-// its meaning, then the moves when asked for.
-func writeGeisterText(w io.Writer, ans geisterJSON) {
-	if ans.Error != "" {
-		fmt.Fprintf(w, "%s\terror: %s\n", shown(ans.Board), ans.Error)
-		return
-	}
-	fmt.Fprintf(w, "%s\t%d\t%s\n", ans.Board, *ans.Value, describe(*ans.Value))
-	for _, m := range ans.Moves {
-		best := ""
-		if m.Best {
-			best = "\tbest"
-		}
-		fmt.Fprintf(w, "  %s-%s %s capture %s\tchild %d (%s for the opponent)%s\n",
-			m.From, m.To, m.Dir, m.Capture, m.Value, describe(m.Value), best)
-	}
-}
-
-func describe(v uint8) string {
-	r := geister.ResultOf(v)
-	if r.Outcome == geister.Draw {
-		return "draw"
-	}
-	return fmt.Sprintf("%s in %d", r.Outcome, r.Plies)
+	return rep
 }
 
 // geisterTTLUsage is --metadata-ttl's usage in the Geister commands.
@@ -242,7 +176,7 @@ func registerGeisterTables(fs *pflag.FlagSet, tables *[]string) {
 // again after opts.MissingTTL). Frame manifests are looked up in the
 // folder manifests names (--manifests, opened as the chess commands open
 // it), else beside the tables; not at all with opts.NoManifests.
-func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDir, opts geister.Options) (*geisterTables, error) {
+func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDir, opts geistertb.Options) (*geisterTables, error) {
 	gt := &geisterTables{}
 	ok := false
 	defer func() {
@@ -276,7 +210,7 @@ func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDi
 			opts.Manifests = m
 		}
 	}
-	tb, err := geister.Open(opts, gt.srcs...)
+	tb, err := geistertb.Open(opts, gt.srcs...)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +221,7 @@ func openGeister(ctx context.Context, urls []string, manifests tables.ManifestDi
 
 // geisterTables is an open Geister tablebase with the sources under it.
 type geisterTables struct {
-	*geister.Tablebase
+	*geistertb.Tablebase
 	srcs []source.Source
 	// locs are the sources' locations, as given (a --tables URL, or
 	// embedded:testdata/... for the built-in fixture).

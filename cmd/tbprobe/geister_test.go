@@ -1,18 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -20,45 +20,12 @@ import (
 // values.tsv: board and value columns.
 func geisterOracle(t *testing.T) (boards []string, values []int) {
 	t.Helper()
-	for _, row := range geisterOracleRows(t) {
-		v, err := strconv.Atoi(row["value"])
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, row := range geisteroracle.Testdata(t, "values_id000.tsv") {
+		v := row.Int(t, "value")
 		boards = append(boards, row["board"], row["gat"])
 		values = append(values, v, v)
 	}
 	return boards, values
-}
-
-// geisterOracleRows reads every row of the committed values_id000.tsv, by
-// column name.
-func geisterOracleRows(t *testing.T) []map[string]string {
-	t.Helper()
-	f, err := os.Open(testenv.Testdata(t, "geister", "values_id000.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var header []string
-	var rows []map[string]string
-	for sc.Scan() {
-		fields := strings.Split(sc.Text(), "\t")
-		if header == nil {
-			header = fields
-			continue
-		}
-		row := map[string]string{}
-		for i, h := range header {
-			row[h] = fields[i]
-		}
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
 
 // TestGeisterCLIOracle feeds every committed oracle board (both notations)
@@ -92,7 +59,7 @@ func checkGeisterAnswers(t *testing.T, r io.Reader, boards []string, values []in
 	t.Helper()
 	dec := json.NewDecoder(r)
 	for i := range boards {
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := dec.Decode(&ans); err != nil {
 			t.Fatalf("answer %d: %v", i, err)
 		}
@@ -120,7 +87,7 @@ func TestGeisterCLIChildren(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var ans geisterJSON
+	var ans render.GeisterReport
 	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +129,7 @@ func TestGeisterCLIErrors(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	runGeister(context.Background(), []string{"--json", "B....."}, nil, &stdout, &bytes.Buffer{})
-	var ans geisterJSON
+	var ans render.GeisterReport
 	if err := json.Unmarshal(stdout.Bytes(), &ans); err != nil || ans.Error == "" || ans.Board != "B....." {
 		t.Errorf("JSON error answer %q: %+v %v", stdout.String(), ans, err)
 	}
@@ -182,7 +149,7 @@ func TestGeisterCLIS3(t *testing.T) {
 	}
 	dec := json.NewDecoder(&stdout)
 	for i := range boards {
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := dec.Decode(&ans); err != nil {
 			t.Fatal(err)
 		}
@@ -194,8 +161,8 @@ func TestGeisterCLIS3(t *testing.T) {
 
 // TestGeisterEmbeddedOracle runs the built binary with no --tables from a
 // directory outside the repository: the fixture table built in answers
-// every committed oracle board with the reference's value (issue 20: it
-// said "no testdata/geister found above the working directory").
+// every committed oracle board with the reference's value, wherever the
+// binary is run from.
 func TestGeisterEmbeddedOracle(t *testing.T) {
 	boards, values := geisterOracle(t)
 	res := runBin(t, strings.Join(boards, "\n")+"\n", nil, "geister", "--json")
@@ -230,12 +197,12 @@ func TestGeisterMetadataTTL(t *testing.T) {
 			done <- code
 		}()
 		answers := json.NewDecoder(outR)
-		ask := func() geisterJSON {
+		ask := func() render.GeisterReport {
 			t.Helper()
 			if _, err := io.WriteString(inW, boards[0]+"\n"); err != nil {
 				t.Fatal(err)
 			}
-			var ans geisterJSON
+			var ans render.GeisterReport
 			if err := answers.Decode(&ans); err != nil {
 				t.Fatalf("--metadata-ttl %s: %v (stderr %s)", c.flag, err, stderr.String())
 			}

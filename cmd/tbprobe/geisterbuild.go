@@ -13,7 +13,7 @@ import (
 
 	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/cmd/internal/progress"
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	builder "github.com/tbfs/tbfs/retro/geister"
 )
 
@@ -89,7 +89,7 @@ func runGeisterBuildCmd(cmd *cobra.Command, o geisterBuildOptions, args []string
 			if err != nil {
 				return usage("--material: %q is not a material id", f)
 			}
-			m, err := model.MaterialByID(id)
+			m, err := geistertb.MaterialByID(id)
 			if err != nil {
 				return usage("--material: %v", err)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/render"
 )
 
 // TestGeisterBuildCLI builds the total-4 table with the CLI, checks the raw
@@ -26,7 +27,7 @@ func TestGeisterBuildCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	// Standard error is no terminal here: one line per finished step,
-	// at 100%, and no carriage return (issue 20: a log is not a terminal).
+	// at 100%, and no carriage return (a log is not a terminal).
 	if !strings.Contains(stderr.String(), "id000 layers") || !strings.Contains(stderr.String(), "100%") || strings.ContainsRune(stderr.String(), '\r') {
 		t.Errorf("no progress line in %q", stderr.String())
 	}
@@ -52,7 +53,7 @@ func TestGeisterBuildCLI(t *testing.T) {
 	}
 	dec := json.NewDecoder(&stdout)
 	for i := range boards {
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := dec.Decode(&ans); err != nil {
 			t.Fatalf("answer %d: %v", i, err)
 		}

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/render"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -71,7 +73,7 @@ func TestGeisterManifestsFlag(t *testing.T) {
 		{"no flag, flipped byte", bad, "", "all", "sha256 differs"},
 		{"folder without the manifest", raw, empty, "none", ""},
 		{"folder without the manifest, flipped byte", bad, empty, "all", "sha256 differs"},
-		{"another version's manifest", raw, other, "all", geister.ManifestSuffix + " gives the table a sha256 its sums do not"},
+		{"another version's manifest", raw, other, "all", geistertb.ManifestSuffix + " gives the table a sha256 its sums do not"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(bucket, gvRaw), c.table, 0o644); err != nil {
@@ -125,7 +127,7 @@ func checkManifestAnswers(t *testing.T, out []byte, rows []geisterOracleRow, fai
 		if i >= len(rows) {
 			t.Fatalf("more answers than the %d boards", len(rows))
 		}
-		var ans geisterJSON
+		var ans render.GeisterReport
 		if err := json.Unmarshal(sc.Bytes(), &ans); err != nil {
 			t.Fatal(err)
 		}

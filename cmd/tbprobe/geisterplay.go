@@ -14,7 +14,7 @@ import (
 
 	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/cmd/internal/tables"
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/match"
 	"github.com/tbfs/tbfs/geister/gat/player"
@@ -83,7 +83,7 @@ func runGeisterPlayCmd(ctx context.Context, o geisterPlayOptions, args []string,
 		fmt.Fprintf(stderr, "tbprobe geister play: --red %q: %v\n", o.red, err)
 		return 2
 	}
-	gt, err := openGeister(ctx, tables, o.manifests, model.Options{MissingTTL: o.metadataTTL.TTL()})
+	gt, err := openGeister(ctx, tables, o.manifests, geistertb.Options{MissingTTL: o.metadataTTL.TTL()})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister play: %v\n", err)
 		return 2

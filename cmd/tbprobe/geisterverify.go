@@ -13,14 +13,14 @@ import (
 	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/cmd/internal/progress"
 	"github.com/tbfs/tbfs/cmd/internal/tables"
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/source"
 )
 
 // geisterVerifyLong is geister verify's help text.
 const geisterVerifyLong = `Reads every Geister table of the --tables locations (or the named
 materials' tables: the file a probe reads, a .bin.zst before a raw .bin)
-whole and checks it against its location's ` + geister.SumsFile + ` or the builder's
+whole and checks it against its location's ` + geistertb.SumsFile + ` or the builder's
 <raw name>.sha256 sidecar: a raw .bin by its sha256, a .bin.zst by its raw
 file's sha256 over the decoded frames, or else by its own. A frame
 manifest beside a table, or in the --manifests folder, is checked too,
@@ -34,7 +34,7 @@ material with no table; 2 on a usage error.
 A MATERIAL is pb1pr1ob1or1 (as in the file names), id000 or 0.
 
 With --manifest, each obsblk table that verifies gets a frame manifest
-(<raw name>` + geister.ManifestSuffix + `: one hash per 8 KiB chunk of the decoded table, with its
+(<raw name>` + geistertb.ManifestSuffix + `: one hash per 8 KiB chunk of the decoded table, with its
 sha256), beside it (local tables) or in --manifest-dir, which probes of
 tables in a read-only location then take as --manifests (or from where it
 is copied beside the tables, into the bucket, say). A probe checks each
@@ -68,7 +68,7 @@ func newGeisterVerifyCmd() *cobra.Command {
 	fs := cmd.Flags()
 	registerGeisterTables(fs, &o.tables)
 	fs.BoolVar(&o.writeManifests, "manifest", false, "write a frame manifest (one hash per 8 KiB chunk, bound to the sums' sha256) for every obsblk table that verifies, beside it (local tables) or in --manifest-dir; probes check what they read against it")
-	fs.StringVar(&o.manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's raw name plus "+geister.ManifestSuffix+", e.g. id000_pb1pr1ob1or1_obsblk.bin"+geister.ManifestSuffix+") instead of beside the tables")
+	fs.StringVar(&o.manifestDir, "manifest-dir", "", "with --manifest: write the manifests into this directory (as the table's raw name plus "+geistertb.ManifestSuffix+", e.g. id000_pb1pr1ob1or1_obsblk.bin"+geistertb.ManifestSuffix+") instead of beside the tables")
 	o.manifests.Register(fs)
 	return cmd
 }
@@ -83,8 +83,8 @@ func runGeisterVerifyCmd(cmd *cobra.Command, o geisterVerifyOptions, args []stri
 	if o.manifestDir != "" && !o.writeManifests {
 		return usage("--manifest-dir needs --manifest")
 	}
-	var want []geister.Material
-	seen := map[geister.Material]bool{}
+	var want []geistertb.Material
+	seen := map[geistertb.Material]bool{}
 	for _, a := range args {
 		m, err := parseGeisterMaterial(a)
 		if err != nil {
@@ -110,23 +110,23 @@ func runGeisterVerifyCmd(cmd *cobra.Command, o geisterVerifyOptions, args []stri
 }
 
 // parseGeisterMaterial reads a material as pb1pr1ob1or1, id000 or 0.
-func parseGeisterMaterial(s string) (geister.Material, error) {
+func parseGeisterMaterial(s string) (geistertb.Material, error) {
 	if n := strings.TrimPrefix(strings.ToLower(s), "id"); n != "" && strings.Trim(n, "0123456789") == "" {
 		id, err := strconv.Atoi(n)
 		if err != nil {
-			return geister.Material{}, fmt.Errorf("%q is not a material id", s)
+			return geistertb.Material{}, fmt.Errorf("%q is not a material id", s)
 		}
-		return geister.MaterialByID(id)
+		return geistertb.MaterialByID(id)
 	}
-	return geister.ParseMaterial(strings.ToLower(s))
+	return geistertb.ParseMaterial(strings.ToLower(s))
 }
 
 // runGeisterVerify verifies the tables of want (every table found when
 // want is empty) and returns the exit status.
-func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geister.Material, stdout, stderr io.Writer) int {
+func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geistertb.Material, stdout, stderr io.Writer) int {
 	// A manifest is written from the table and its sums alone, so a
 	// stale one must not stand in the way.
-	gt, err := openGeister(ctx, o.tables, o.manifests, geister.Options{NoManifests: o.writeManifests})
+	gt, err := openGeister(ctx, o.tables, o.manifests, geistertb.Options{NoManifests: o.writeManifests})
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe geister verify: %v\n", err)
 		return 1
@@ -160,12 +160,12 @@ func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geiste
 			where = source.RedactURL(gt.locs[c.Source])
 		}
 		switch {
-		case errors.Is(err, geister.ErrNoTable) && !named:
+		case errors.Is(err, geistertb.ErrNoTable) && !named:
 			continue // a candidate of a source that cannot list
-		case errors.Is(err, geister.ErrNoTable):
+		case errors.Is(err, geistertb.ErrNoTable):
 			fmt.Fprintf(stderr, "tbprobe geister verify: no table for %v (id%03d)\n", m, m.ID())
 			return 1
-		case errors.Is(err, geister.ErrCorrupt):
+		case errors.Is(err, geistertb.ErrCorrupt):
 			checked++
 			bad++
 			fmt.Fprintf(stdout, "CORRUPT %v%s\n", err, inLoc(where))
@@ -183,7 +183,7 @@ func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geiste
 			if o.writeManifests {
 				note = "; no manifest written"
 			}
-			fmt.Fprintf(stdout, "note    %s: not listed in %s or %s.sha256: read whole, but nothing to check its bytes against%s (in %s)\n", c.Name, geister.SumsFile, m.FileName(), note, where)
+			fmt.Fprintf(stdout, "note    %s: not listed in %s or %s.sha256: read whole, but nothing to check its bytes against%s (in %s)\n", c.Name, geistertb.SumsFile, m.FileName(), note, where)
 			continue
 		}
 		verified++
@@ -201,7 +201,7 @@ func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geiste
 			fmt.Fprintf(stdout, "note    %s: legacy layout: no manifest written (frame manifests cover obsblk tables)\n", c.Name)
 			continue
 		}
-		path, err := saveManifest(gt.locs[c.Source], m.FileName()+geister.ManifestSuffix, o.manifestDir, c.Manifest)
+		path, err := saveManifest(gt.locs[c.Source], m.FileName()+geistertb.ManifestSuffix, o.manifestDir, c.Manifest)
 		if err != nil {
 			fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", c.Name, err, where)
 			failed++

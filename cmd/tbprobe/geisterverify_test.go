@@ -6,12 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tbfs/tbfs/cmd/internal/tables"
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -22,7 +23,7 @@ const (
 	gvRaw    = "id000_pb1pr1ob1or1_obsblk.bin"
 	gvZst    = gvRaw + ".zst"
 	gvLegacy = "id000_pb1pr1ob1or1.bin"
-	gvTbsum  = gvRaw + geister.ManifestSuffix
+	gvTbsum  = gvRaw + geistertb.ManifestSuffix
 )
 
 // geisterFixture reads a file of the committed Geister fixture.
@@ -165,13 +166,8 @@ type geisterOracleRow struct {
 func geisterOracleRanks(t *testing.T) []geisterOracleRow {
 	t.Helper()
 	var rows []geisterOracleRow
-	for _, row := range geisterOracleRows(t) {
-		v, err1 := strconv.Atoi(row["value"])
-		r, err2 := strconv.ParseUint(row["obsblk_rank"], 10, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, geisterOracleRow{row["board"], uint8(v), r})
+	for _, row := range geisteroracle.Testdata(t, "values_id000.tsv") {
+		rows = append(rows, geisterOracleRow{row["board"], uint8(row.Int(t, "value")), row.Uint(t, "obsblk_rank")})
 	}
 	if len(rows) == 0 {
 		t.Fatal("no oracle rows")
@@ -251,7 +247,7 @@ func tableRow(t *testing.T, rows []geisterOracleRow) int {
 // oracle value.
 func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geisterOracleRow, flipAt int) {
 	t.Helper()
-	tb, err := openGeister(ctx, []string{dir}, tables.ManifestDir{}, geister.Options{})
+	tb, err := openGeister(ctx, []string{dir}, tables.ManifestDir{}, geistertb.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +262,7 @@ func probeGeisterRows(t *testing.T, ctx context.Context, dir string, rows []geis
 		got, err := tb.DTW(ctx, p)
 		if flipAt >= 0 && !term && int(r.rank)/8192 == flipAt/8192 {
 			failing++
-			if !errors.Is(err, geister.ErrCorrupt) {
+			if !errors.Is(err, geistertb.ErrCorrupt) {
 				t.Fatalf("%s (entry %d, flipped %d): %d, %v; want ErrCorrupt", r.board, r.rank, flipAt, got, err)
 			}
 			continue

@@ -9,8 +9,8 @@ import (
 )
 
 // TestRunMate drives the subcommand as a user would; expected answers come
-// from the rules (a single mating move, a checkmated side) and the issue's
-// referee cases.
+// from the rules (a single mating move, a checkmated side) and the
+// referee's cases (the battery's P rows).
 func TestRunMate(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -101,7 +101,7 @@ func TestMetricsExposition(t *testing.T) {
 
 // A position whose material has no table is an answer ("outside"), not a
 // transport failure: probing one many times leaves the transport error
-// count at 0 (issue 20: it rose by 2 per position and fired alerts).
+// count at 0, so an alert on that count fires only on real failures.
 func TestMissingTableIsNoTransportError(t *testing.T) {
 	base := startServe(t)
 	for range 5 {

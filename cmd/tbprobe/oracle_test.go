@@ -13,7 +13,7 @@ import (
 
 // wantJSON returns the JSON object the oracle row r says tbprobe --json
 // must print for the position, as generic JSON values (numbers as
-// float64), keyed exactly as the issue defines: a metric the reference
+// float64), keyed as render.Report names them: a metric the reference
 // printed nothing for has no key. Distances are signed from the side to
 // move, as chesstboracle reads them. checkmate and stalemate come from the
 // independent corentings/chess rules.

@@ -38,7 +38,7 @@ type probeOptions struct {
 
 // newProbeCmd is the root command: FEN arguments or standard input in,
 // one answer per position out. Its arguments are FENs, so a word that names
-// no subcommand is probed as before subcommands existed.
+// no subcommand is probed as a FEN: "tbprobe FEN" needs no subcommand name.
 func newProbeCmd() *cobra.Command {
 	var tf tableFlags
 	var opts probeOptions

@@ -209,8 +209,8 @@ func TestProbeChildrenOracle(t *testing.T) {
 	}
 }
 
-// TestProbeHuman checks the human block of the example and a pawn
-// position at three clocks against seed_cases.tsv.
+// TestProbeHuman checks the human block of the README's KQK example and a
+// pawn position at three clocks against seed_cases.tsv.
 func TestProbeHuman(t *testing.T) {
 	tests := []struct {
 		fen  string

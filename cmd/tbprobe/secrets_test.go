@@ -15,7 +15,7 @@ import (
 const secret = "PASSWORD"
 
 // TestNoSecretsInOutput runs every chess subcommand against table URLs that
-// carry a credential in each of the forms the issue names (FTP userinfo, a
+// carry a credential in each form a URL can carry one (FTP userinfo, a
 // presigned HTTP query, an S3 endpoint with userinfo and a credential
 // parameter, a URL that does not parse) and asserts the secret appears in
 // none of their output: errors, listings, serve's answers and /metrics. The

@@ -525,9 +525,9 @@ func TestServeMetrics(t *testing.T) {
 
 // TestServeStopsWithIdleClients holds a keep-alive connection after a
 // request and a connection that never sends one while serve gets SIGTERM
-// (startServe's cleanup): it must still exit 0. Before, net/http's
-// shutdown waited five seconds for the silent connection, past serve's
-// grace, and serve exited 1 (issue 20; TestServeStandardOracle's flake).
+// (startServe's cleanup): it must still exit 0. net/http's shutdown alone
+// waits five seconds for the silent connection, past serve's grace, and
+// serve would exit 1.
 func TestServeStopsWithIdleClients(t *testing.T) {
 	// Registered first, so it runs after startServe's stop-and-wait.
 	var silent net.Conn

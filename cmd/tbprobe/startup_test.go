@@ -7,9 +7,9 @@ import (
 
 // BenchmarkStartup runs "tbprobe version", the start-up cost with no work:
 // every linked package's initialisation, the runtime's and the command
-// tree's. It reports the whole process's CPU (user+system), what issue 19's
-// start-up row compares with the reference prober's --help; pin it to one
-// core (taskset -c 1) as the issue's measurements are. Peak resident memory
+// tree's. It reports the whole process's CPU (user+system), to compare
+// with the reference prober's --help; pin it to one core (taskset -c 1)
+// when comparing, as the reference is measured. Peak resident memory
 // is not reported: a child started by a Go program inherits the parent's
 // high-water mark through exec, so /usr/bin/time -f %M measures it instead.
 func BenchmarkStartup(b *testing.B) {

@@ -119,8 +119,8 @@ func TestProbeSyzygyManifests(t *testing.T) {
 // the reader also looks for them, are listed by ls and checked by verify
 // like files at the root: every fixture file passes its embedded checksum
 // (tbcheck's, per testdata/syzygy/README.md), and one flipped byte is
-// CORRUPT with exit 1. verify used to report "0 tables verified" and exit 0
-// over such a location.
+// CORRUPT with exit 1, never "0 tables verified" with exit 0 over such a
+// location.
 func TestSyzygyKindFolders(t *testing.T) {
 	flat := copySyzygy(t)
 	ents, err := os.ReadDir(flat)

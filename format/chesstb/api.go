@@ -7,7 +7,7 @@ import (
 	"github.com/tbfs/tbfs/chess"
 )
 
-// metricMask selects the distances probeImpl reads.
+// metricMask selects the distances probeWithEP reads.
 type metricMask uint8
 
 const (
@@ -15,7 +15,7 @@ const (
 	wantDTM
 )
 
-// nodeResult is probeImpl's answer for one node: the class, and each
+// nodeResult is probeWithEP's answer for one node: the class, and each
 // distance with the class that signs it (the ep overlay may pick a distance
 // from a different line than the base class).
 type nodeResult struct {
@@ -30,11 +30,14 @@ type nodeResult struct {
 	dtmErr error
 }
 
-// probeImpl answers every metric of n, the en-passant overlay included. The
-// class must be known; a distance that is not is reported in its err field.
-func (p *prober) probeImpl(n *node, want metricMask, depth int) (nodeResult, error) {
+// probeWithEP answers the class of n and the distances want selects, read
+// from the dtz/ and dtm/ tables alone (no pack), the en-passant overlay
+// included; deriveDTM asks it for a child that has an en-passant square.
+// The class must be known; a distance that is not is reported in its err
+// field.
+func (p *prober) probeWithEP(n *node, want metricMask, depth int) (nodeResult, error) {
 	var r nodeResult
-	w, err := p.wdlInternal(n, depth)
+	w, err := p.wdlNoEP(n, depth)
 	if err != nil {
 		return r, err
 	}
@@ -74,7 +77,7 @@ func (p *prober) probeImpl(n *node, want metricMask, depth int) (nodeResult, err
 		var cr nodeResult
 		if cn.mat.bareKings() {
 			cr = nodeResult{wdl: wDraw, hasDTZ: best.hasDTZ, hasDTM: best.hasDTM}
-		} else if cr, err = p.probeImpl(cn, want, depth+1); err != nil {
+		} else if cr, err = p.probeWithEP(cn, want, depth+1); err != nil {
 			return nodeResult{}, err
 		}
 		my := cr.wdl.invert()
@@ -189,7 +192,7 @@ func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) 
 	tb.openAhead(ctx, &n, wdlKind)
 	p := tb.getProber(ctx)
 	defer putProber(p)
-	w, err := p.wdlImpl(&n, 0)
+	w, err := p.wdlWithEP(&n, 0)
 	if err != nil {
 		return 0, err
 	}

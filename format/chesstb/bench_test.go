@@ -113,7 +113,7 @@ var benchMetrics = []struct {
 		}
 		p := tb.getProber(ctx)
 		defer putProber(p)
-		_, err = p.probeImpl(&n, wantDTZ|wantDTM, 0)
+		_, err = p.probeWithEP(&n, wantDTZ|wantDTM, 0)
 		return err
 	}},
 	{"wdl", func(tb *Tablebase, ctx context.Context, pos *chess.Position) error {

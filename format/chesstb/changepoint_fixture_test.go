@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -23,23 +24,23 @@ func TestPackFixtures(t *testing.T) {
 	ctx := context.Background()
 	n := 0
 	for _, file := range []string{"seed_cases.tsv", "probe.tsv", "children.tsv"} {
-		rows := readOracle(t, testenv.Testdata(t, "chesstb", "oracle", file), file == "children.tsv")
+		rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", file))
 		if packRace && len(rows) > 150 {
 			rows = sample(rows, 150)
 		}
 		for _, r := range rows {
-			if !r.hasForm("shipped") {
+			if !r.HasForm("shipped") {
 				continue
 			}
-			pos := r.position(t)
+			pos := r.WantPosition(t)
 			res, err := tb.Probe(ctx, &pos)
 			if err != nil {
-				t.Errorf("line %d %s %s: %v", r.line, r.fen, r.move, err)
+				t.Errorf("line %d %s %s: %v", r.Line, r.FEN, r.Move, err)
 				continue
 			}
 			n++
-			if d := compareAll(r.expectAll(t), &res); len(d) > 0 {
-				t.Errorf("%s line %d %s %s: %s", file, r.line, r.fen, r.move, strings.Join(d, "; "))
+			if d := compareAll(expectAll(t, r), &res); len(d) > 0 {
+				t.Errorf("%s line %d %s %s: %s", file, r.Line, r.FEN, r.Move, strings.Join(d, "; "))
 			}
 		}
 	}
@@ -80,9 +81,9 @@ func TestPackFixtures(t *testing.T) {
 // again: every answer must still be the reference prober's, and the bytes
 // held must stay within the budget.
 func TestConcurrentPackProbes(t *testing.T) {
-	var rows []oracleRow
-	for _, r := range readOracle(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"), false) {
-		if r.hasForm("shipped") {
+	var rows []chesstboracle.Row
+	for _, r := range chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv")) {
+		if r.HasForm("shipped") {
 			rows = append(rows, r)
 		}
 	}
@@ -95,7 +96,7 @@ func TestConcurrentPackProbes(t *testing.T) {
 	positions := make([]chess.Position, len(rows))
 	expects := make([]packExpect, len(rows))
 	for i, r := range rows {
-		positions[i], expects[i] = r.position(t), r.expectAll(t)
+		positions[i], expects[i] = r.WantPosition(t), expectAll(t, r)
 	}
 	for _, budget := range []int64{256 << 10, 2 << 20} {
 		tb := openDirs(t, Options{BlockCacheBytes: budget}, testenv.Testdata(t, "chesstb", "packs"), testenv.Testdata(t, "chesstb"))
@@ -110,7 +111,7 @@ func TestConcurrentPackProbes(t *testing.T) {
 					res, err := tb.Probe(ctx, &pos)
 					if err == nil {
 						if d := compareAll(expects[j], &res); len(d) > 0 {
-							err = fmt.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(d, "; "))
+							err = fmt.Errorf("line %d %s: %s", r.Line, r.FEN, strings.Join(d, "; "))
 						}
 					}
 					if err != nil {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb/internal/changepoint"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -40,55 +40,25 @@ func classOf(s string) Category {
 	return Draw
 }
 
-// parseClassValue reads probe_fen's "CLASS/value" and "CLASS/order/value"
-// fields: WIN/51 is +51, LOSE/n is -n, DRAW/0 is 0.
-func parseClassValue(t testing.TB, s string, parts int) (vals []int, ok bool) {
-	t.Helper()
-	if s == "" {
-		return nil, false
-	}
-	f := strings.Split(s, "/")
-	if len(f) != parts {
-		t.Fatalf("field %q: want %d parts", s, parts)
-	}
-	sign := 0
-	switch f[0] {
-	case "WIN":
-		sign = 1
-	case "LOSE":
-		sign = -1
-	case "DRAW":
-	default:
-		t.Fatalf("field %q: class %q", s, f[0])
-	}
-	for i, x := range f[1:] {
-		v, err := strconv.Atoi(x)
-		if err != nil {
-			t.Fatalf("field %q: %v", s, err)
-		}
-		if i == len(f)-2 {
-			v *= sign
-		}
-		vals = append(vals, v)
-	}
-	return vals, true
-}
-
-func (r oracleRow) expectAll(t testing.TB) packExpect {
+// expectAll is every metric the row gives, as chesstboracle reads them
+// (the dtc and dtm50 columns' "CLASS/order/value" and "CLASS/value": WIN/51
+// is +51, LOSE/n is -n, DRAW/0 is 0).
+func expectAll(t testing.TB, r chesstboracle.Row) packExpect {
 	t.Helper()
 	var e packExpect
-	e.wdl, e.dtz, e.dtzOK, e.dtm, e.dtmOK = r.expected(t)
-	if v, ok := parseClassValue(t, r.dtc, 3); ok {
-		e.dtc, e.dtcOK = DTC{Pushes: v[0], Plies: v[1]}, true
+	e.wdl, e.dtz, e.dtzOK, e.dtm, e.dtmOK = expected(t, r)
+	dtc, dtm50 := r.WantDTC(t)
+	if dtc != nil {
+		e.dtc, e.dtcOK = DTC{Pushes: dtc[0], Plies: dtc[1]}, true
 		if e.dtc.Plies == 0 {
 			e.dtc.Pushes = 0
 		}
 	}
-	if v, ok := parseClassValue(t, r.dtm50, 2); ok {
-		e.dtm50, e.dtm50OK = v[0], true
+	if dtm50 != nil {
+		e.dtm50, e.dtm50OK = *dtm50, true
 	}
-	e.dtcRaw, e.d50Raw = r.dtc, r.dtm50
-	e.dtcClass, e.d50Class = classOf(r.dtc), classOf(r.dtm50)
+	e.dtcRaw, e.d50Raw = r.DTC, r.DTM50
+	e.dtcClass, e.d50Class = classOf(r.DTC), classOf(r.DTM50)
 	return e
 }
 
@@ -191,10 +161,10 @@ func TestPackOracle(t *testing.T) {
 		tb := openDirs(t, Options{BlockCacheBytes: 1 << 30}, formDirs(base, form)...)
 		for _, file := range []string{"seed_cases.tsv", "probe.tsv", "children.tsv"} {
 			t.Run(form+"/"+file, func(t *testing.T) {
-				rows := readOracle(t, filepath.Join(base, "oracle", file), file == "children.tsv")
-				var sel []oracleRow
+				rows := chesstboracle.Read(t, filepath.Join(base, "oracle", file))
+				var sel []chesstboracle.Row
 				for _, r := range rows {
-					if r.hasForm(form) {
+					if r.HasForm(form) {
 						sel = append(sel, r)
 					}
 				}
@@ -208,8 +178,8 @@ func TestPackOracle(t *testing.T) {
 				}
 				bad := 0
 				for _, r := range sel {
-					pos := r.position(t)
-					e := r.expectAll(t)
+					pos := r.WantPosition(t)
+					e := expectAll(t, r)
 					diffs := probeDiffs(ctx, tb, &pos, e)
 					// The single-metric calls skip reads Probe makes, and
 					// must still give the same answers.
@@ -227,7 +197,7 @@ func TestPackOracle(t *testing.T) {
 					if len(diffs) > 0 {
 						bad++
 						if bad <= 30 {
-							t.Errorf("line %d %s %s (dtc %s dtm50 %s): %s", r.line, r.fen, r.move, e.dtcRaw, e.d50Raw, strings.Join(diffs, "; "))
+							t.Errorf("line %d %s %s (dtc %s dtm50 %s): %s", r.Line, r.FEN, r.Move, e.dtcRaw, e.d50Raw, strings.Join(diffs, "; "))
 						}
 					}
 				}

@@ -53,7 +53,7 @@ func (p *prober) probeNode(n *node, rule50, depth int) (fullResult, error) {
 // may be missing. DTM and DTZ are read at noClock.
 func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullResult, error) {
 	var r fullResult
-	w, err := p.wdlInternal(n, depth)
+	w, err := p.wdlNoEP(n, depth)
 	if err != nil {
 		return r, err
 	}
@@ -82,7 +82,7 @@ func (p *prober) probeNodeOnly(n *node, rule50, depth int, only Metric) (fullRes
 			return p.overlay(n, r, depth, only)
 		}
 		if n.mat.hasPawns() {
-			cell, err := p.dtcInternal(n, w, rule50, depth)
+			cell, err := p.dtcNoEP(n, w, rule50, depth)
 			switch {
 			case err == nil:
 				r.hasDTC = true
@@ -159,7 +159,7 @@ func (p *prober) packedMates(n *node, w wdlv, rule50, depth int, r *fullResult, 
 		}
 		return nil
 	}
-	d50, err := p.dtm50Internal(n, w, noClock, depth)
+	d50, err := p.dtm50NoEP(n, w, noClock, depth)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func (p *prober) packedMates(n *node, w wdlv, rule50, depth int, r *fullResult, 
 		// No line resets the count in time.
 		r.hasDTM50, r.dtm50W = true, wDraw
 	default:
-		d, err := p.dtm50Internal(n, w, rule50, depth)
+		d, err := p.dtm50NoEP(n, w, rule50, depth)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/fssource"
@@ -291,15 +293,15 @@ func (a *answers) firstErr() error {
 
 // sweepPositions is what the sweep probes for mat: the material's oracle
 // rows (every clock) and random legal positions.
-func sweepPositions(t *testing.T, rows []oracleRow, mat string, random int, seed uint64, stride int) ([]chess.Position, map[int]oracleRow) {
+func sweepPositions(t *testing.T, rows []chesstboracle.Row, mat string, random int, seed uint64, stride int) ([]chess.Position, map[int]chesstboracle.Row) {
 	t.Helper()
 	var out []chess.Position
-	oracle := map[int]oracleRow{}
+	oracle := map[int]chesstboracle.Row{}
 	for i, r := range rows {
 		if i%stride != 0 {
 			continue
 		}
-		pos := r.position(t)
+		pos := r.WantPosition(t)
 		if n := canonicalNode(&pos); n.mat.name() != mat {
 			continue
 		}
@@ -388,7 +390,7 @@ func TestCorruptionSweep(t *testing.T) {
 		t.Skip("sweep")
 	}
 	shipped := testenv.Shared(t, "chesstb", "shipped")
-	rows := readOracle(t, filepath.Join(testenv.Shared(t, "chesstb", "oracle"), "probe.tsv"), false)
+	rows := chesstboracle.Read(t, filepath.Join(testenv.Shared(t, "chesstb", "oracle"), "probe.tsv"))
 	// Every position is probed in full; every eachEvery-th one through
 	// each metric's own entry point as well.
 	flips, random, eachEvery, stride := 8, 100, 4, 1
@@ -496,14 +498,14 @@ func TestCorruptionSweep(t *testing.T) {
 
 // checkIntactAgainstOracle makes sure the arbiter is right where the
 // reference's own answer is known.
-func checkIntactAgainstOracle(t *testing.T, r oracleRow, res *Result, err error) {
+func checkIntactAgainstOracle(t *testing.T, r chesstboracle.Row, res *Result, err error) {
 	t.Helper()
 	if err != nil {
-		t.Fatalf("line %d %s: intact tables fail: %v", r.line, r.fen, err)
+		t.Fatalf("line %d %s: intact tables fail: %v", r.Line, r.FEN, err)
 	}
-	wdl, dtz, dtzOK, dtm, dtmOK := r.expected(t)
+	wdl, dtz, dtzOK, dtm, dtmOK := expected(t, r)
 	if res.WDL != wdl || (dtzOK && (!res.HasDTZ || res.DTZ != dtz)) || (dtmOK && (!res.HasDTM || res.DTM != dtm)) {
-		t.Fatalf("line %d %s: intact tables give wdl %d dtz %d dtm %d, oracle %s %s %s", r.line, r.fen, res.WDL, res.DTZ, res.DTM, r.wdl, r.dtz, r.dtm)
+		t.Fatalf("line %d %s: intact tables give wdl %d dtz %d dtm %d, oracle %s %s %s", r.Line, r.FEN, res.WDL, res.DTZ, res.DTM, r.WDL, r.DTZ, r.DTM)
 	}
 }
 
@@ -513,7 +515,7 @@ func checkIntactAgainstOracle(t *testing.T, r oracleRow, res *Result, err error)
 // over the same tables).
 func TestMetricPrefersPack(t *testing.T) {
 	shipped := testenv.Shared(t, "chesstb", "shipped")
-	rows := readOracle(t, filepath.Join(testenv.Shared(t, "chesstb", "oracle"), "probe.tsv"), false)
+	rows := chesstboracle.Read(t, filepath.Join(testenv.Shared(t, "chesstb", "oracle"), "probe.tsv"))
 	base, err := mmap.New(shipped)
 	if err != nil {
 		t.Fatal(err)
@@ -543,11 +545,11 @@ func TestMetricPrefersPack(t *testing.T) {
 			defer tb.Close()
 			n := 0
 			for _, r := range rows {
-				pos := r.position(t)
+				pos := r.WantPosition(t)
 				if canonicalNode(&pos).mat.name() != tc.mat {
 					continue
 				}
-				_, dtz, dtzOK, dtm, dtmOK := r.expected(t)
+				_, dtz, dtzOK, dtm, dtmOK := expected(t, r)
 				want, ok := dtm, dtmOK
 				get := tb.DTM
 				if tc.metric == MetricDTZ {
@@ -558,7 +560,7 @@ func TestMetricPrefersPack(t *testing.T) {
 				}
 				got, err := get(ctx, &pos)
 				if err != nil || got != want {
-					t.Errorf("line %d %s: %s %d, %v; oracle %d", r.line, r.fen, tc.metric, got, err, want)
+					t.Errorf("line %d %s: %s %d, %v; oracle %d", r.Line, r.FEN, tc.metric, got, err, want)
 				}
 				n++
 			}

@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/lz4store"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -69,11 +71,11 @@ func (c *countingStore) Store(key string, data []byte) error {
 
 // shippedRows returns the rows of the reference's probe.tsv under base
 // that the shipped tables answer.
-func shippedRows(t *testing.T, base string) []oracleRow {
+func shippedRows(t *testing.T, base string) []chesstboracle.Row {
 	t.Helper()
-	var sel []oracleRow
-	for _, r := range readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false) {
-		if r.hasForm("shipped") {
+	var sel []chesstboracle.Row
+	for _, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", "probe.tsv")) {
+		if r.HasForm("shipped") {
 			sel = append(sel, r)
 		}
 	}
@@ -111,10 +113,10 @@ func TestDecodedStoreOracle(t *testing.T) {
 		tb := openDirs(t, Options{BlockCacheBytes: 1 << 30, DecodedBlocks: cs}, formDirs(base, "shipped")...)
 		bad := 0
 		for _, r := range sel {
-			pos := r.position(t)
-			if diffs := probeDiffs(ctx, tb, &pos, r.expectAll(t)); len(diffs) > 0 {
+			pos := r.WantPosition(t)
+			if diffs := probeDiffs(ctx, tb, &pos, expectAll(t, r)); len(diffs) > 0 {
 				if bad++; bad <= 20 {
-					t.Errorf("%s: line %d %s: %s", name, r.line, r.fen, strings.Join(diffs, "; "))
+					t.Errorf("%s: line %d %s: %s", name, r.Line, r.FEN, strings.Join(diffs, "; "))
 				}
 			}
 		}
@@ -254,21 +256,21 @@ func TestDecodedStoreReadFails(t *testing.T) {
 	}
 	fill := openDirs(t, Options{BlockCacheBytes: 1 << 30, DecodedBlocks: st}, formDirs(base, "shipped")...)
 	for _, r := range sel {
-		pos := r.position(t)
-		probeDiffs(ctx, fill, &pos, r.expectAll(t))
+		pos := r.WantPosition(t)
+		probeDiffs(ctx, fill, &pos, expectAll(t, r))
 	}
 	fs := &failingStore{st: st}
 	tb := openDirs(t, Options{BlockCacheBytes: 1 << 30, DecodedBlocks: fs}, formDirs(base, "shipped")...)
 	// Positions and expectations are read here: t.Fatal is for this
 	// goroutine only.
 	type row struct {
-		r   oracleRow
+		r   chesstboracle.Row
 		pos chess.Position
 		exp packExpect
 	}
 	rs := make([]row, len(sel))
 	for i, r := range sel {
-		rs[i] = row{r, r.position(t), r.expectAll(t)}
+		rs[i] = row{r, r.WantPosition(t), expectAll(t, r)}
 	}
 	var wg sync.WaitGroup
 	for g := range 3 {
@@ -279,7 +281,7 @@ func TestDecodedStoreReadFails(t *testing.T) {
 				}
 				r, pos := x.r, x.pos
 				if diffs := probeDiffs(ctx, tb, &pos, x.exp); len(diffs) > 0 {
-					t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(diffs, "; "))
+					t.Errorf("line %d %s: %s", r.Line, r.FEN, strings.Join(diffs, "; "))
 				}
 			}
 		})

@@ -27,9 +27,9 @@ func TestDecodeStats(t *testing.T) {
 	}
 	probeAll := func(tb *Tablebase) {
 		for _, r := range sel {
-			pos := r.position(t)
-			if diffs := probeDiffs(ctx, tb, &pos, r.expectAll(t)); len(diffs) > 0 {
-				t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(diffs, "; "))
+			pos := r.WantPosition(t)
+			if diffs := probeDiffs(ctx, tb, &pos, expectAll(t, r)); len(diffs) > 0 {
+				t.Errorf("line %d %s: %s", r.Line, r.FEN, strings.Join(diffs, "; "))
 			}
 		}
 	}

@@ -121,7 +121,7 @@ func (p *prober) deriveDTZ(n *node, w wdlv, depth int) (uint16, error) {
 			cw = wWin
 			if !forced {
 				var err error
-				cw, err = p.kidImpl(k, depth+1)
+				cw, err = p.kidWithEP(k, depth+1)
 				if err != nil && !unknownErr(err) {
 					return 0, err
 				}
@@ -206,7 +206,7 @@ func (p *prober) deriveDTM(n *node, w wdlv, depth int) (uint16, error) {
 		case cn.pos.EnPassant() != chess.NoSquare:
 			// The child's own cell knows nothing of the ep capture it
 			// offers, so it answers through the full probe with overlay.
-			cr, err := p.probeImpl(cn, wantDTM, depth+1)
+			cr, err := p.probeWithEP(cn, wantDTM, depth+1)
 			if err != nil {
 				if !unknownErr(err) {
 					return 0, err

@@ -1,6 +1,10 @@
 // Package chesstb reads chesstb endgame tables (github.com/noobpwnftw/chesstb)
 // through the source seam and answers what the reference prober answers:
-// WDL, DTZ and DTM for any position of a material whose tables are present.
+// WDL, DTZ, DTM, DTC and DTM50 (the last two at the position's half-move
+// clock) for any position of a material whose tables are present, and the
+// ranking of a position's moves (RankMoves). It also checks tables: their
+// stored checksums (VerifyChecksum), their blocks one by one (VerifyTable)
+// and the integrity manifests it writes for them (Manifest).
 //
 //	tb, err := chesstb.Open(chesstb.Options{}, src)
 //	res, err := tb.Probe(ctx, &pos)   // every metric at once
@@ -16,11 +20,14 @@
 //  2. canonicalNode flips colours when the stronger side is Black, so every
 //     node is in its stored orientation with its canonical material.
 //  3. Probe runs prober.probeNode (every metric, packs preferred in the
-//     reference's order); DTZ and DTM alone run prober.probeImpl, which reads
-//     only dtz/ or dtm/; WDL alone runs prober.wdlImpl. Each reads the class
-//     first (wdlInternal), then the distances (prober.distance), then applies
-//     the en-passant overlay: every legal ep capture is probed as a fresh
-//     position and kept when it is better, metric by metric.
+//     reference's order); DTZ, DTM, DTC and DTM50 alone run
+//     prober.probeNodeOnly, which reads the same tables in the same order
+//     but skips the reads that cannot change the metric asked for; WDL
+//     alone runs prober.wdlWithEP. Each reads the class first as the table
+//     stores it, without en-passant rights (wdlNoEP), then the distances
+//     (the packs, prober.distance), then applies the en-passant overlay:
+//     every legal ep capture is probed as a fresh position and kept when
+//     it is better, metric by metric.
 //  4. Every table read goes through frameFor, which decides the frame kind:
 //     the side to move's own frame, the other frame through the colour flip
 //     for a symmetric material (KRKR), or a rebuild (deriveWDL, deriveDTZ,
@@ -73,7 +80,9 @@
 // LZ4 literal) pass the first two and are caught only by the last two.
 //
 // Errors: ErrNoTable for a missing table, ErrCorrupt for malformed data,
-// ErrUnsupported for forms not decoded, ErrUnresolved when a rebuild lacks a
-// child's value, ErrBadPosition for positions outside the tables' domain;
-// transport errors from the sources pass through (source.ErrTransient, ...).
+// ErrUnsupported for forms without values, ErrUnresolved when a rebuild
+// lacks a child's value, ErrBadPosition for positions outside the tables'
+// domain, ErrClosed after Close; a failure inside a file is a *FileError
+// naming the file and block; transport errors from the sources pass
+// through (source.ErrTransient, ...).
 package chesstb

@@ -159,10 +159,10 @@ func (p *prober) readDTCCurve(t *tableFile, c int, ps *pieceSet, w wdlv, curve *
 	return nil
 }
 
-// dtcInternal answers the DTC of n (class w, ep rights ignored) at clock
+// dtcNoEP answers the DTC of n (class w, ep rights ignored) at clock
 // rule50, reading its pack or rebuilding the cell. An unknown value is an
 // error matching unknownErr.
-func (p *prober) dtcInternal(n *node, w wdlv, rule50, depth int) (dtcCell, error) {
+func (p *prober) dtcNoEP(n *node, w wdlv, rule50, depth int) (dtcCell, error) {
 	t, err := p.table(KindDTC, n.mat)
 	if err != nil {
 		return dtcCell{}, err
@@ -257,7 +257,7 @@ func (p *prober) deriveDTC(n *node, w wdlv, rule50, depth int) (dtcCell, error) 
 // capture its own record cannot express.
 func (p *prober) childDTC(cn *node, cw wdlv, clock, depth int) (dtcCell, error) {
 	if cn.pos.EnPassant() == chess.NoSquare {
-		return p.dtcInternal(cn, cw, clock, depth)
+		return p.dtcNoEP(cn, cw, clock, depth)
 	}
 	cr, err := p.probeNode(cn, clock, depth)
 	if err != nil {
@@ -289,7 +289,7 @@ func (p *prober) deriveDTCWin(n *node, rule50, depth int) (dtcCell, error) {
 		if cn.mat.bareKings() {
 			continue
 		}
-		cw, err := p.childImpl(kd, memo, cn, depth+1)
+		cw, err := p.childWithEP(kd, memo, cn, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}
@@ -355,7 +355,7 @@ func (p *prober) epConversionWins(cn *node, depth int) (wins, ok bool, err error
 		gc := p.nodeOf(&child)
 		gw := wDraw
 		if !gc.mat.bareKings() {
-			gw, err = p.wdlImpl(&gc, depth+1)
+			gw, err = p.wdlWithEP(&gc, depth+1)
 			if !answered(err) {
 				return false, false, err
 			}
@@ -468,7 +468,7 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 			}
 			return dtcCell{}, errUnresolved
 		}
-		cw, err := p.childImpl(kd, memo, cn, depth+1)
+		cw, err := p.childWithEP(kd, memo, cn, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}
@@ -482,7 +482,7 @@ func (p *prober) deriveDTCCursed(n *node, w wdlv, depth int) (dtcCell, error) {
 			unb.zeroing()
 			continue
 		}
-		cell, err := p.dtcInternal(cn, cw, noClock, depth+1)
+		cell, err := p.dtcNoEP(cn, cw, noClock, depth+1)
 		if err != nil {
 			return dtcCell{}, err
 		}

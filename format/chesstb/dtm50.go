@@ -89,11 +89,11 @@ func packFrame(t *tableFile, n *node, w wdlv) (c int, ps pieceSet, derive bool, 
 	return c, ps, false, nil
 }
 
-// dtm50Internal answers the DTM50 of n (class w, ep rights ignored) at clock
+// dtm50NoEP answers the DTM50 of n (class w, ep rights ignored) at clock
 // rule50, or the unbounded layer for noClock, reading the pack or rebuilding
 // the cell. Only hard failures (corrupt data, transport) are errors; an
 // unknown value is a result with class wIllegal.
-func (p *prober) dtm50Internal(n *node, w wdlv, rule50, depth int) (dtm50Result, error) {
+func (p *prober) dtm50NoEP(n *node, w wdlv, rule50, depth int) (dtm50Result, error) {
 	flat := rule50 == noClock
 	if !flat && rule50 >= dtzMax50 {
 		return dtm50Result{wdl: wDraw}, nil
@@ -226,7 +226,7 @@ func (p *prober) deriveDTM50(n *node, w wdlv, rule50, depth int) (dtm50Result, e
 				}
 			}
 			var err error
-			cd, err = p.dtm50Internal(cn, cw, childClock, depth+1)
+			cd, err = p.dtm50NoEP(cn, cw, childClock, depth+1)
 			if err != nil {
 				return dtm50Result{}, err
 			}
@@ -366,7 +366,7 @@ func (p *prober) deriveDTM50Flat(n *node, w wdlv, depth int) (dtm50Result, error
 					continue
 				}
 			}
-			cr, err := p.dtm50Internal(cn, raw, noClock, depth+1)
+			cr, err := p.dtm50NoEP(cn, raw, noClock, depth+1)
 			if err != nil {
 				return dtm50Result{}, err
 			}

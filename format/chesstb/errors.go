@@ -15,8 +15,10 @@ var (
 	// length, a rank outside the table. The error names the file and block.
 	ErrCorrupt = errors.New("chesstb: corrupt table")
 	// ErrUnsupported means the table uses a form this reader recognises but
-	// does not decode (loss-only or relaxed frames, for now). It is never
-	// answered with a guess.
+	// the format gives no values for (a relaxed distance frame, a loss-only
+	// WDL frame), or that RecountWDL was asked for a count it cannot make (a
+	// frame that holds bounds or is not stored, opposing-pawn-pair
+	// material). It is never answered with a guess.
 	ErrUnsupported = errors.New("chesstb: unsupported table form")
 	// ErrBadPosition means the position lies outside every table's domain:
 	// castling rights, a pawn on a back rank, or too many men.

@@ -10,11 +10,11 @@ import (
 // This file holds a probe's memory of the children it has walked. One probe
 // of a dropped-frame cell rebuilds the same node several times over the
 // same children: the WDL class first, then the flat DTM50 layer, the layer
-// at the clock, DTZ, DTC. Each rebuild used to generate the legal moves
-// again, play every move, work out every child's node and read every
-// child's class again. A kidSet keeps the moves, the child nodes and the
-// child classes of one node, so the later rebuilds reuse what the first one
-// found.
+// at the clock, DTZ, DTC. Without a memory each rebuild would generate the
+// legal moves again, play every move, work out every child's node and read
+// every child's class again. A kidSet keeps the moves, the child nodes and
+// the child classes of one node, so the later rebuilds reuse what the first
+// one found.
 //
 // Correctness rests on three points. A set is valid for exactly one node:
 // it is looked up by comparing the whole parent node (board, side, castling,
@@ -54,16 +54,16 @@ type kid struct {
 	// without memory.
 	canon uint8
 
-	have   kidFacts
-	wdl    wdlv  // wdlInternal(node)
-	wdlErr error // an unknownErr, or nil
-	impl   wdlv  // wdlImpl(node), for a child with an en-passant square
-	implEr error
-	stored uint8 // wdlStored(node)
-	stErr  error
+	have      kidFacts
+	wdl       wdlv  // wdlNoEP(node)
+	wdlErr    error // an unknownErr, or nil
+	withEP    wdlv  // wdlWithEP(node), for a child with an en-passant square
+	withEPErr error
+	stored    uint8 // wdlStored(node)
+	stErr     error
 	// cellT and cellS are the child's own-frame cell as read from its WDL
 	// table (frame = side to move, neither dropped nor mirrored), before
-	// any relaxation: wdlInternal and wdlStored both start from it.
+	// any relaxation: wdlNoEP and wdlStored both start from it.
 	cellT *tableFile
 	cellS uint8
 }
@@ -79,7 +79,7 @@ type kidFacts uint8
 
 const (
 	haveWDL kidFacts = 1 << iota
-	haveImpl
+	haveWithEP
 	haveStored
 	haveCell
 )
@@ -158,7 +158,7 @@ func (p *prober) canonical(ks *kidSet, k *kid, scratch *node) (*node, bool) {
 	return scratch, false
 }
 
-// kidWDL is wdlInternal(&k.node, depth), remembered.
+// kidWDL is wdlNoEP(&k.node, depth), remembered.
 func (p *prober) kidWDL(k *kid, depth int) (wdlv, error) {
 	if k.have&haveWDL != 0 {
 		return k.wdl, k.wdlErr
@@ -168,7 +168,7 @@ func (p *prober) kidWDL(k *kid, depth int) (wdlv, error) {
 	if k.have&haveCell != 0 {
 		w, err = p.wdlFromCell(k.cellT, int(k.node.pos.SideToMove()), k.cellS, &k.node, depth)
 	} else {
-		w, err = p.wdlInternalCell(&k.node, depth, k)
+		w, err = p.wdlNoEPCell(&k.node, depth, k)
 	}
 	if answered(err) {
 		k.wdl, k.wdlErr = w, err
@@ -177,19 +177,19 @@ func (p *prober) kidWDL(k *kid, depth int) (wdlv, error) {
 	return w, err
 }
 
-// kidImpl is wdlImpl(&k.node, depth), remembered. Without an en-passant
+// kidWithEP is wdlWithEP(&k.node, depth), remembered. Without an en-passant
 // square the overlay has nothing to add, so it is kidWDL.
-func (p *prober) kidImpl(k *kid, depth int) (wdlv, error) {
+func (p *prober) kidWithEP(k *kid, depth int) (wdlv, error) {
 	if k.node.pos.EnPassant() == chess.NoSquare {
 		return p.kidWDL(k, depth)
 	}
-	if k.have&haveImpl != 0 {
-		return k.impl, k.implEr
+	if k.have&haveWithEP != 0 {
+		return k.withEP, k.withEPErr
 	}
-	w, err := p.wdlImpl(&k.node, depth)
+	w, err := p.wdlWithEP(&k.node, depth)
 	if answered(err) {
-		k.impl, k.implEr = w, err
-		k.have |= haveImpl
+		k.withEP, k.withEPErr = w, err
+		k.have |= haveWithEP
 	}
 	return w, err
 }
@@ -213,22 +213,22 @@ func (p *prober) kidStored(k *kid, depth int) (uint8, error) {
 	return s, err
 }
 
-// childWDL is wdlInternal(cn, depth) for the child k, through k's memory
+// childWDL is wdlNoEP(cn, depth) for the child k, through k's memory
 // when memo says it answers for cn.
 func (p *prober) childWDL(k *kid, memo bool, cn *node, depth int) (wdlv, error) {
 	if memo {
 		return p.kidWDL(k, depth)
 	}
-	return p.wdlInternal(cn, depth)
+	return p.wdlNoEP(cn, depth)
 }
 
-// childImpl is wdlImpl(cn, depth) for the child k, through k's memory when
+// childWithEP is wdlWithEP(cn, depth) for the child k, through k's memory when
 // memo says it answers for cn.
-func (p *prober) childImpl(k *kid, memo bool, cn *node, depth int) (wdlv, error) {
+func (p *prober) childWithEP(k *kid, memo bool, cn *node, depth int) (wdlv, error) {
 	if memo {
-		return p.kidImpl(k, depth)
+		return p.kidWithEP(k, depth)
 	}
-	return p.wdlImpl(cn, depth)
+	return p.wdlWithEP(cn, depth)
 }
 
 // noteCell records a child's own-frame cell; k may be nil.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -63,7 +64,7 @@ func TestKidsOfFollowsParent(t *testing.T) {
 					t.Fatalf("%s: child %s starts with remembered facts %b", fen, k.move.UCI(), k.have)
 				}
 				// Plant a wrong answer: the next parent must not see it.
-				k.have, k.wdl = haveWDL|haveImpl|haveStored|haveCell, wIllegal
+				k.have, k.wdl = haveWDL|haveWithEP|haveStored|haveCell, wIllegal
 			}
 			if again := p.kidsOf(&n, depth); again != ks || again.kids[0].have == 0 {
 				t.Fatalf("%s: the same parent did not get its set back", fen)
@@ -86,10 +87,10 @@ func TestKidsOfFollowsParent(t *testing.T) {
 // position as lost.
 func TestProbeForgetsPlantedMemory(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
-	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
-	var sel []oracleRow
+	rows := chesstboracle.Read(t, filepath.Join(base, "oracle", "probe.tsv"))
+	var sel []chesstboracle.Row
 	for _, r := range rows {
-		if r.hasForm("shipped") && r.wdl != "LOSE" {
+		if r.HasForm("shipped") && r.WDL != "LOSE" {
 			sel = append(sel, r)
 		}
 	}
@@ -98,17 +99,17 @@ func TestProbeForgetsPlantedMemory(t *testing.T) {
 	ctx := context.Background()
 	bad := 0
 	for _, r := range sel {
-		pos := r.position(t)
-		e := r.expectAll(t)
+		pos := r.WantPosition(t)
+		e := expectAll(t, r)
 		p := tb.getProber(ctx)
 		n := p.nodeOf(&pos)
 		for depth := range p.kids {
 			ks := p.kidsOf(&n, depth)
 			for i := range ks.kids {
 				k := &ks.kids[i]
-				k.have = haveWDL | haveImpl | haveStored
-				k.wdl, k.impl, k.stored = wWin, wWin, storedWin
-				k.wdlErr, k.implEr, k.stErr = nil, nil, nil
+				k.have = haveWDL | haveWithEP | haveStored
+				k.wdl, k.withEP, k.stored = wWin, wWin, storedWin
+				k.wdlErr, k.withEPErr, k.stErr = nil, nil, nil
 			}
 		}
 		putProber(p)
@@ -116,7 +117,7 @@ func TestProbeForgetsPlantedMemory(t *testing.T) {
 		if len(diffs) > 0 {
 			bad++
 			if bad <= 20 {
-				t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(diffs, "; "))
+				t.Errorf("line %d %s: %s", r.Line, r.FEN, strings.Join(diffs, "; "))
 			}
 		}
 	}
@@ -133,10 +134,10 @@ func TestProbeForgetsPlantedMemory(t *testing.T) {
 // prober pool. Every answer must still be the reference prober's.
 func TestProbeMemoryOrder(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
-	var rows []oracleRow
+	var rows []chesstboracle.Row
 	for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
-		for _, r := range readOracle(t, filepath.Join(base, "oracle", file), file == "children.tsv") {
-			if r.hasForm("shipped") && r.hasForm("full") {
+		for _, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", file)) {
+			if r.HasForm("shipped") && r.HasForm("full") {
 				rows = append(rows, r)
 			}
 		}
@@ -146,12 +147,12 @@ func TestProbeMemoryOrder(t *testing.T) {
 	}
 	// Same board, then side to move, then clock: neighbours differ in as
 	// little as one field of the node.
-	board := func(r oracleRow) string {
-		pos := r.position(t)
+	board := func(r chesstboracle.Row) string {
+		pos := r.WantPosition(t)
 		f := strings.Fields(pos.FEN())
 		return f[0] + " " + f[1] + " " + f[3]
 	}
-	slices.SortStableFunc(rows, func(a, b oracleRow) int { return strings.Compare(board(a), board(b)) })
+	slices.SortStableFunc(rows, func(a, b chesstboracle.Row) int { return strings.Compare(board(a), board(b)) })
 	sets := []*Tablebase{
 		openDirs(t, Options{}, filepath.Join(base, "shipped")),
 		openDirs(t, Options{}, filepath.Join(base, "full")),
@@ -160,7 +161,7 @@ func TestProbeMemoryOrder(t *testing.T) {
 	positions := make([]chess.Position, len(rows))
 	expects := make([]packExpect, len(rows))
 	for i, r := range rows {
-		positions[i], expects[i] = r.position(t), r.expectAll(t)
+		positions[i], expects[i] = r.WantPosition(t), expectAll(t, r)
 	}
 	const workers = 3
 	var wg sync.WaitGroup
@@ -181,7 +182,7 @@ func TestProbeMemoryOrder(t *testing.T) {
 						mu.Lock()
 						bad++
 						if bad <= 20 {
-							t.Errorf("set %d line %d %s %s: %s", s, r.line, r.fen, r.move, strings.Join(diffs, "; "))
+							t.Errorf("set %d line %d %s %s: %s", s, r.Line, r.FEN, r.Move, strings.Join(diffs, "; "))
 						}
 						mu.Unlock()
 					}
@@ -206,9 +207,9 @@ func TestKidsCanonicalClaim(t *testing.T) {
 		"shipped": openDirs(t, Options{}, filepath.Join(base, "shipped")),
 		"pair":    openView(t, noKPKP, filepath.Join(base, "pair"), filepath.Join(base, "shipped")),
 	}
-	var rows []oracleRow
+	var rows []chesstboracle.Row
 	for _, file := range []string{"probe.tsv", "pair.tsv"} {
-		rows = append(rows, readOracle(t, filepath.Join(base, "oracle", file), false)...)
+		rows = append(rows, chesstboracle.Read(t, filepath.Join(base, "oracle", file))...)
 	}
 	if raceEnabled || testing.Short() {
 		rows = sample(rows, 200)
@@ -217,7 +218,7 @@ func TestKidsCanonicalClaim(t *testing.T) {
 	for name, tb := range sets {
 		claimed := 0
 		for _, r := range rows {
-			pos := r.position(t)
+			pos := r.WantPosition(t)
 			p := tb.getProber(ctx)
 			n := p.nodeOf(&pos)
 			var walk func(n *node, depth int)
@@ -229,12 +230,12 @@ func TestKidsCanonicalClaim(t *testing.T) {
 					cn, memo := p.canonical(ks, k, &scratch)
 					want := p.nodeOf(&k.node.pos)
 					if *cn != want {
-						t.Fatalf("%s line %d %s, %s: canonical gives %s/%s, nodeOf %s/%s", name, r.line, n.pos.FEN(), k.move.UCI(), cn.pos.FEN(), cn.mat.name(), want.pos.FEN(), want.mat.name())
+						t.Fatalf("%s line %d %s, %s: canonical gives %s/%s, nodeOf %s/%s", name, r.Line, n.pos.FEN(), k.move.UCI(), cn.pos.FEN(), cn.mat.name(), want.pos.FEN(), want.mat.name())
 					}
 					if memo {
 						claimed++
 						if k.node != want {
-							t.Fatalf("%s line %d %s, %s: memory claimed for a node nodeOf does not give", name, r.line, n.pos.FEN(), k.move.UCI())
+							t.Fatalf("%s line %d %s, %s: memory claimed for a node nodeOf does not give", name, r.Line, n.pos.FEN(), k.move.UCI())
 						}
 					}
 					if depth == 0 && !k.node.mat.bareKings() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -57,10 +58,10 @@ func TestLossOnlyStandalone(t *testing.T) {
 		return strings.HasPrefix(name, "dtm50/") || strings.HasPrefix(name, "dtc/")
 	}
 	tb := openView(t, noPacks, filepath.Join(base, "lossonly"), filepath.Join(base, "shipped"))
-	rows := readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false)
-	var sel []oracleRow
+	rows := chesstboracle.Read(t, filepath.Join(base, "oracle", "probe.tsv"))
+	var sel []chesstboracle.Row
 	for _, r := range rows {
-		if r.hasForm("lossonly") {
+		if r.HasForm("lossonly") {
 			sel = append(sel, r)
 		}
 	}
@@ -73,11 +74,11 @@ func TestLossOnlyStandalone(t *testing.T) {
 	ctx := context.Background()
 	bad := 0
 	for _, r := range sel {
-		pos := r.position(t)
-		e := r.expectAll(t)
+		pos := r.WantPosition(t)
+		e := expectAll(t, r)
 		res, err := tb.Probe(ctx, &pos)
 		if err != nil {
-			t.Errorf("line %d %s: %v", r.line, r.fen, err)
+			t.Errorf("line %d %s: %v", r.Line, r.FEN, err)
 			bad++
 			continue
 		}
@@ -87,7 +88,7 @@ func TestLossOnlyStandalone(t *testing.T) {
 		if d := compareAll(e, &res); len(d) > 0 {
 			bad++
 			if bad <= 20 {
-				t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(d, "; "))
+				t.Errorf("line %d %s: %s", r.Line, r.FEN, strings.Join(d, "; "))
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package chesstb
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -10,121 +9,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
-// oracleRow is one line of the reference prober's output (probe.tsv,
-// children.tsv, seed_cases.tsv), the arbiter of every value test here.
-type oracleRow struct {
-	line    int
-	fen     string // the position probed (for children: the parent)
-	move    string // children.tsv: the UCI move played from fen
-	wdl     string
-	dtz     string
-	dtc     string
-	dtm     string
-	dtm50   string
-	forms   []string
-	childOf bool
-}
-
-func (r oracleRow) hasForm(f string) bool {
-	for _, x := range r.forms {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
-// readOracle parses a probe.tsv-shaped (children=false) or
-// children.tsv-shaped file.
-func readOracle(t testing.TB, path string, children bool) []oracleRow {
+// expected is the row's class and its DTZ and DTM signed by it, as
+// chesstboracle reads them; ok is false for a metric the reference printed
+// nothing for.
+func expected(t testing.TB, r chesstboracle.Row) (wdl int, dtz int, dtzOK bool, dtm int, dtmOK bool) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	wdl, pz, pm := r.Want(t)
+	if pz != nil {
+		dtz, dtzOK = *pz, true
 	}
-	defer f.Close()
-	var rows []oracleRow
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line == 1 {
-			continue
-		}
-		c := strings.Split(sc.Text(), "\t")
-		r := oracleRow{line: line, childOf: children}
-		if children {
-			if len(c) != 8 {
-				t.Fatalf("%s:%d: %d columns", path, line, len(c))
-			}
-			r.fen, r.move, c = c[0], c[1], c[2:]
-		} else {
-			if len(c) != 7 {
-				t.Fatalf("%s:%d: %d columns", path, line, len(c))
-			}
-			r.fen, c = c[0], c[1:]
-		}
-		r.wdl, r.dtz, r.dtc, r.dtm, r.dtm50 = c[0], c[1], c[2], c[3], c[4]
-		r.forms = strings.Split(c[5], ",")
-		rows = append(rows, r)
+	if pm != nil {
+		dtm, dtmOK = *pm, true
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
-var categoryByName = map[string]int{"WIN": 2, "CURSED_WIN": 1, "DRAW": 0, "BLESSED_LOSS": -1, "LOSE": -2}
-
-// expected turns a row's printed fields into our signed values. ok is false
-// for a metric the reference printed nothing for.
-func (r oracleRow) expected(t testing.TB) (wdl int, dtz int, dtzOK bool, dtm int, dtmOK bool) {
-	t.Helper()
-	wdl, found := categoryByName[r.wdl]
-	if !found {
-		t.Fatalf("line %d: class %q", r.line, r.wdl)
-	}
-	sign := 1
-	if wdl < 0 {
-		sign = -1
-	}
-	num := func(s string) (int, bool) {
-		if s == "" {
-			return 0, false
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("line %d: number %q", r.line, s)
-		}
-		return sign * v, true
-	}
-	dtz, dtzOK = num(r.dtz)
-	dtm, dtmOK = num(r.dtm)
-	return
-}
-
-// position returns the position the row's values describe: the FEN, or for
-// a children row the FEN with the move played (clock threaded by Play).
-func (r oracleRow) position(t testing.TB) chess.Position {
-	t.Helper()
-	pos, err := chess.ParseFEN(r.fen)
-	if err != nil {
-		t.Fatalf("line %d: %v", r.line, err)
-	}
-	if r.move == "" {
-		return pos
-	}
-	m, err := pos.ParseMove(r.move)
-	if err != nil {
-		t.Fatalf("line %d: move %s: %v", r.line, r.move, err)
-	}
-	return pos.Play(m)
+	return wdl, dtz, dtzOK, dtm, dtmOK
 }
 
 func openDirs(t testing.TB, opts Options, dirs ...string) *Tablebase {
@@ -157,16 +60,16 @@ func missingDTZTable(dir string, material string) bool {
 // checkRows probes every row against tb and reports mismatches. It returns
 // how many rows were compared and how many DTZ values were left to the
 // DTC pack.
-func checkRows(t *testing.T, tb *Tablebase, dir string, rows []oracleRow) (compared, packDTZ int) {
+func checkRows(t *testing.T, tb *Tablebase, dir string, rows []chesstboracle.Row) (compared, packDTZ int) {
 	t.Helper()
 	ctx := context.Background()
 	bad := 0
 	for _, r := range rows {
-		pos := r.position(t)
-		wdl, dtz, dtzOK, dtm, dtmOK := r.expected(t)
+		pos := r.WantPosition(t)
+		wdl, dtz, dtzOK, dtm, dtmOK := expected(t, r)
 		res, err := tb.Probe(ctx, &pos)
 		if err != nil {
-			t.Errorf("line %d %s %s: %v", r.line, r.fen, r.move, err)
+			t.Errorf("line %d %s %s: %v", r.Line, r.FEN, r.Move, err)
 			bad++
 			continue
 		}
@@ -198,7 +101,7 @@ func checkRows(t *testing.T, tb *Tablebase, dir string, rows []oracleRow) (compa
 		if len(diffs) > 0 {
 			bad++
 			if bad <= 40 {
-				t.Errorf("line %d %s %s: %s", r.line, r.fen, r.move, strings.Join(diffs, "; "))
+				t.Errorf("line %d %s %s: %s", r.Line, r.FEN, r.Move, strings.Join(diffs, "; "))
 			}
 		}
 	}
@@ -220,10 +123,10 @@ func TestSharedOracle(t *testing.T) {
 	for _, form := range []string{"shipped", "full"} {
 		for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
 			t.Run(form+"/"+file, func(t *testing.T) {
-				rows := readOracle(t, filepath.Join(base, "oracle", file), file == "children.tsv")
-				var sel []oracleRow
+				rows := chesstboracle.Read(t, filepath.Join(base, "oracle", file))
+				var sel []chesstboracle.Row
 				for _, r := range rows {
-					if r.hasForm(form) {
+					if r.HasForm(form) {
 						sel = append(sel, r)
 					}
 				}
@@ -250,9 +153,9 @@ func TestSharedOracle(t *testing.T) {
 }
 
 // sample keeps every k-th row so short runs still touch every material.
-func sample(rows []oracleRow, n int) []oracleRow {
+func sample(rows []chesstboracle.Row, n int) []chesstboracle.Row {
 	k := (len(rows) + n - 1) / n
-	var out []oracleRow
+	var out []chesstboracle.Row
 	for i := 0; i < len(rows); i += k {
 		out = append(out, rows[i])
 	}
@@ -265,7 +168,7 @@ func TestFixtureOracle(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
 	for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
 		t.Run(file, func(t *testing.T) {
-			rows := readOracle(t, filepath.Join(dir, "oracle", file), file == "children.tsv")
+			rows := chesstboracle.Read(t, filepath.Join(dir, "oracle", file))
 			if len(rows) == 0 {
 				t.Fatal("no fixture rows")
 			}
@@ -282,24 +185,24 @@ func TestFixtureOracle(t *testing.T) {
 
 // checkSingleMetrics checks that WDL, DTZ and DTM asked one at a time agree
 // with the reference too: they take their own, cheaper paths.
-func checkSingleMetrics(t *testing.T, tb *Tablebase, rows []oracleRow) {
+func checkSingleMetrics(t *testing.T, tb *Tablebase, rows []chesstboracle.Row) {
 	t.Helper()
 	ctx := context.Background()
 	bad := 0
 	for _, r := range rows {
-		pos := r.position(t)
-		wdl, dtz, dtzOK, dtm, dtmOK := r.expected(t)
+		pos := r.WantPosition(t)
+		wdl, dtz, dtzOK, dtm, dtmOK := expected(t, r)
 		if w, err := tb.WDL(ctx, &pos); err != nil || w != wdl {
 			bad++
-			t.Errorf("line %d %s %s: WDL %d %v, want %d", r.line, r.fen, r.move, w, err, wdl)
+			t.Errorf("line %d %s %s: WDL %d %v, want %d", r.Line, r.FEN, r.Move, w, err, wdl)
 		}
 		if d, err := tb.DTZ(ctx, &pos); dtzOK && (err != nil || d != dtz) {
 			bad++
-			t.Errorf("line %d %s %s: DTZ %d %v, want %d", r.line, r.fen, r.move, d, err, dtz)
+			t.Errorf("line %d %s %s: DTZ %d %v, want %d", r.Line, r.FEN, r.Move, d, err, dtz)
 		}
 		if d, err := tb.DTM(ctx, &pos); dtmOK && (err != nil || d != dtm) {
 			bad++
-			t.Errorf("line %d %s %s: DTM %d %v, want %d", r.line, r.fen, r.move, d, err, dtm)
+			t.Errorf("line %d %s %s: DTM %d %v, want %d", r.Line, r.FEN, r.Move, d, err, dtm)
 		}
 		if bad > 20 {
 			t.Fatal("too many mismatches")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -18,23 +19,23 @@ func TestPairOracle(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
 	noKPKP := func(name string) bool { return strings.Contains(name, "KPKP.") }
 	tb := openView(t, noKPKP, filepath.Join(base, "pair"), filepath.Join(base, "shipped"))
-	rows := readOracle(t, filepath.Join(base, "oracle", "pair.tsv"), false)
+	rows := chesstboracle.Read(t, filepath.Join(base, "oracle", "pair.tsv"))
 	if len(rows) == 0 {
 		t.Fatal("no rows")
 	}
 	ctx := context.Background()
 	for _, r := range rows {
-		pos := r.position(t)
+		pos := r.WantPosition(t)
 		res, err := tb.Probe(ctx, &pos)
 		if err != nil {
-			t.Errorf("line %d %s: %v", r.line, r.fen, err)
+			t.Errorf("line %d %s: %v", r.Line, r.FEN, err)
 			continue
 		}
 		if res.Material != "KpKp" {
-			t.Errorf("line %d %s: answered from %s", r.line, r.fen, res.Material)
+			t.Errorf("line %d %s: answered from %s", r.Line, r.FEN, res.Material)
 		}
-		if d := compareAll(r.expectAll(t), &res); len(d) > 0 {
-			t.Errorf("line %d %s: %s", r.line, r.fen, strings.Join(d, "; "))
+		if d := compareAll(expectAll(t, r), &res); len(d) > 0 {
+			t.Errorf("line %d %s: %s", r.Line, r.FEN, strings.Join(d, "; "))
 		}
 	}
 }

@@ -298,15 +298,15 @@ func unsupportedFrame(t *tableFile, c int) error {
 	return nil
 }
 
-// wdlInternal is the class of n from its WDL table, ep rights ignored:
+// wdlNoEP is the class of n from its WDL table, ep rights ignored:
 // read, read through the mirror, or rebuilt.
-func (p *prober) wdlInternal(n *node, depth int) (wdlv, error) {
-	return p.wdlInternalCell(n, depth, nil)
+func (p *prober) wdlNoEP(n *node, depth int) (wdlv, error) {
+	return p.wdlNoEPCell(n, depth, nil)
 }
 
-// wdlInternalCell is wdlInternal that also tells note (which may be nil)
+// wdlNoEPCell is wdlNoEP that also tells note (which may be nil)
 // the cell it read when that cell lies in n's own frame.
-func (p *prober) wdlInternalCell(n *node, depth int, note *kid) (wdlv, error) {
+func (p *prober) wdlNoEPCell(n *node, depth int, note *kid) (wdlv, error) {
 	t, err := p.table(KindWDL, n.mat)
 	if err != nil {
 		return wIllegal, err
@@ -381,10 +381,10 @@ func (p *prober) wdlStoredCell(n *node, depth int, note *kid) (uint8, error) {
 	return p.raiseStored(t, c, s, n, depth)
 }
 
-// wdlImpl is the class of n with the en-passant overlay: each legal ep
+// wdlWithEP is the class of n with the en-passant overlay: each legal ep
 // capture is one more candidate.
-func (p *prober) wdlImpl(n *node, depth int) (wdlv, error) {
-	best, err := p.wdlInternal(n, depth)
+func (p *prober) wdlWithEP(n *node, depth int) (wdlv, error) {
+	best, err := p.wdlNoEP(n, depth)
 	if err != nil || best == wIllegal {
 		return best, err
 	}
@@ -394,7 +394,7 @@ func (p *prober) wdlImpl(n *node, depth int) (wdlv, error) {
 		if cn := p.nodeOf(&child); cn.mat.bareKings() {
 			cw = wDraw
 		} else {
-			cw, err = p.wdlInternal(&cn, depth+1)
+			cw, err = p.wdlNoEP(&cn, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}
@@ -429,7 +429,7 @@ func (p *prober) deriveWDL(n *node, depth int) (wdlv, error) {
 		case k.node.mat.bareKings():
 			mw = wDraw
 		case k.zeroing:
-			cw, err := p.kidImpl(k, depth+1)
+			cw, err := p.kidWithEP(k, depth+1)
 			if err != nil && !unknownErr(err) {
 				return wIllegal, err
 			}

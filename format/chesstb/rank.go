@@ -167,7 +167,7 @@ func (tb *Tablebase) rankMove(ctx context.Context, root *chess.Position, m chess
 	if opts.Ranker == RankWDL {
 		cw := wDraw
 		if !cn.mat.bareKings() {
-			if cw, err = p.wdlImpl(&cn, 0); err != nil {
+			if cw, err = p.wdlWithEP(&cn, 0); err != nil {
 				return err
 			}
 			if cw == wIllegal {

@@ -3,7 +3,6 @@ package chesstb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -15,14 +14,14 @@ import (
 )
 
 // childGroups groups children.tsv rows by parent FEN, in file order.
-func childGroups(t *testing.T, base string) (parents []string, kids map[string][]oracleRow) {
+func childGroups(t *testing.T, base string) (parents []string, kids map[string][]chesstboracle.Row) {
 	t.Helper()
-	kids = map[string][]oracleRow{}
-	for _, r := range readOracle(t, filepath.Join(base, "oracle", "children.tsv"), true) {
-		if _, ok := kids[r.fen]; !ok {
-			parents = append(parents, r.fen)
+	kids = map[string][]chesstboracle.Row{}
+	for _, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", "children.tsv")) {
+		if _, ok := kids[r.FEN]; !ok {
+			parents = append(parents, r.FEN)
 		}
-		kids[r.fen] = append(kids[r.fen], r)
+		kids[r.FEN] = append(kids[r.FEN], r)
 	}
 	return parents, kids
 }
@@ -30,8 +29,8 @@ func childGroups(t *testing.T, base string) (parents []string, kids map[string][
 // oracleKey is what the reference's DTM ranker orders a move by, computed
 // from a child row's printed values: the mover's class rank, then the
 // distance (shorter wins, longer losses are better).
-func oracleDTMKey(t *testing.T, r oracleRow, rule50 bool) (cls, dist int) {
-	e := r.expectAll(t)
+func oracleDTMKey(t *testing.T, r chesstboracle.Row, rule50 bool) (cls, dist int) {
+	e := expectAll(t, r)
 	flatW := -e.wdl // the mover's class, from the child's
 	flatD := abs(e.dtm) + 1
 	if !rule50 {
@@ -74,9 +73,9 @@ func abs(v int) int {
 func TestRankMovesOracle(t *testing.T) {
 	base := testenv.Shared(t, "chesstb")
 	parents, kids := childGroups(t, base)
-	parentDTM := map[string]oracleRow{}
-	for _, r := range readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false) {
-		parentDTM[r.fen] = r
+	parentDTM := map[string]chesstboracle.Row{}
+	for _, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", "probe.tsv")) {
+		parentDTM[r.FEN] = r
 	}
 	switch {
 	case packRace:
@@ -111,7 +110,7 @@ func TestRankMovesOracle(t *testing.T) {
 				// distance (no DTM table for its material).
 				unpriced := false
 				for _, r := range rows {
-					e := r.expectAll(t)
+					e := expectAll(t, r)
 					unpriced = unpriced || !e.dtmOK || (mode.Rule50 && !e.dtm50OK)
 				}
 				if unpriced {
@@ -139,16 +138,16 @@ func TestRankMovesOracle(t *testing.T) {
 				// then orders by distance).
 				bestClass := -3
 				for _, r := range rows {
-					bestClass = max(bestClass, -r.expectAll(t).wdl)
+					bestClass = max(bestClass, -expectAll(t, r).wdl)
 				}
 				for _, r := range rows {
-					rm := byUCI[r.move]
+					rm := byUCI[r.Move]
 					if rm == nil {
 						continue
 					}
-					top := -r.expectAll(t).wdl == bestClass
+					top := -expectAll(t, r).wdl == bestClass
 					if (mode.Ranker == RankWDL && rm.Best != top) || (rm.Best && !top) {
-						fail("%s %v: %s marked best=%v, child class %s", fen, mode.Ranker, r.move, rm.Best, r.wdl)
+						fail("%s %v: %s marked best=%v, child class %s", fen, mode.Ranker, r.Move, rm.Best, r.WDL)
 					}
 				}
 				bestChecked++
@@ -158,13 +157,13 @@ func TestRankMovesOracle(t *testing.T) {
 			}
 			if mode.Ranker == RankDTZ {
 				for _, r := range rows {
-					rm := byUCI[r.move]
+					rm := byUCI[r.Move]
 					if rm == nil {
-						fail("%s: move %s not ranked", fen, r.move)
+						fail("%s: move %s not ranked", fen, r.Move)
 						continue
 					}
-					if d := compareAll(r.expectAll(t), &rm.After); len(d) > 0 {
-						fail("%s %s after: %s", fen, r.move, strings.Join(d, "; "))
+					if d := compareAll(expectAll(t, r), &rm.After); len(d) > 0 {
+						fail("%s %s after: %s", fen, r.Move, strings.Join(d, "; "))
 					}
 				}
 				continue
@@ -178,7 +177,7 @@ func TestRankMovesOracle(t *testing.T) {
 			var top key
 			for i, r := range rows {
 				c, d := oracleDTMKey(t, r, mode.Rule50)
-				keys[r.move] = key{c, d}
+				keys[r.Move] = key{c, d}
 				if i == 0 || c > top.cls || (c == top.cls && d > top.dist) {
 					top = key{c, d}
 				}
@@ -190,7 +189,7 @@ func TestRankMovesOracle(t *testing.T) {
 				}
 			}
 			if pr, ok := parentDTM[fen]; ok && !mode.Rule50 && top.cls != 0 {
-				e := pr.expectAll(t)
+				e := expectAll(t, pr)
 				if abs(e.dtm) != abs(top.dist) {
 					fail("%s: parent DTM %d, best child gives %d", fen, e.dtm, top.dist)
 				}
@@ -210,20 +209,15 @@ func TestRankMovesOracle(t *testing.T) {
 // clock the move left, for the side to move in the child, read from the
 // reference's clocked verdicts by chesstboracle (the one reading of the
 // rule every package's tests share).
-func oracleRuleClass(t *testing.T, r oracleRow) Category {
+func oracleRuleClass(t *testing.T, r chesstboracle.Row) Category {
 	t.Helper()
-	row := chesstboracle.Row{
-		Where: fmt.Sprintf("children.tsv:%d", r.line),
-		FEN:   r.fen, Move: r.move,
-		WDL: r.wdl, DTZ: r.dtz, DTC: r.dtc, DTM: r.dtm, DTM50: r.dtm50,
-	}
-	name, err := row.RuleCategory()
+	name, err := r.RuleCategory()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, ok := ruleCategoryByName[name]
 	if !ok {
-		t.Fatalf("%s: rule category %q", row.Where, name)
+		t.Fatalf("%s: rule category %q", r.Where, name)
 	}
 	return c
 }
@@ -268,16 +262,16 @@ func TestRankMovesKeepRuleTrueResult(t *testing.T) {
 		want := map[string]Category{}
 		best := Category(-3)
 		for _, r := range rows {
-			m, err := pos.ParseMove(r.move)
+			m, err := pos.ParseMove(r.Move)
 			if err != nil {
-				t.Fatalf("%s %s: %v", fen, r.move, err)
+				t.Fatalf("%s %s: %v", fen, r.Move, err)
 			}
 			child := pos.Play(m)
 			c := -oracleRuleClass(t, r)
 			if child.IsCheckmate() {
 				c = Win
 			}
-			want[r.move] = c
+			want[r.Move] = c
 			best = max(best, c)
 		}
 		for _, opts := range []RankOptions{{Ranker: RankDTZ, Rule50: true}, {Ranker: RankDTM, Rule50: true}} {
@@ -310,8 +304,8 @@ func TestRankMovesKeepRuleTrueResult(t *testing.T) {
 }
 
 // TestRankMovesFirstReachesBestOverProbeRows is the same property over
-// every position of probe.tsv as a root (with the KNNKP example,
-// where the reference ranker gives the win away): each child's rule-true
+// every position of probe.tsv as a root (with a KNNKP position where the
+// reference ranker gives the win away): each child's rule-true
 // result comes from its own probe, whose values the oracle sweeps check
 // row by row, and the first-ranked move must reach the best of them.
 func TestRankMovesFirstReachesBestOverProbeRows(t *testing.T) {
@@ -321,8 +315,8 @@ func TestRankMovesFirstReachesBestOverProbeRows(t *testing.T) {
 	// has few won KNNKP parents, and there the reference's ranking gives
 	// about half of the wins away.
 	fens = append(fens, randomFENs(t, "KNNkp", " w - - 0 1", 300)...)
-	for _, r := range readOracle(t, filepath.Join(base, "oracle", "probe.tsv"), false) {
-		fens = append(fens, r.fen)
+	for _, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", "probe.tsv")) {
+		fens = append(fens, r.FEN)
 	}
 	switch {
 	case packRace:

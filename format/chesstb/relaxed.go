@@ -22,7 +22,7 @@ func (p *prober) relaxBound(n *node, depth int) (wdlv, error) {
 		cw := wDraw
 		if !cn.mat.bareKings() {
 			var err error
-			cw, err = p.childImpl(k, memo, cn, depth+1)
+			cw, err = p.childWithEP(k, memo, cn, depth+1)
 			if !answered(err) {
 				return wIllegal, err
 			}

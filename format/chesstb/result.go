@@ -100,7 +100,7 @@ type Result struct {
 	DTM50Class, DTCClass Category
 
 	// Unavailable says why a metric is missing: ErrNoTable when no source
-	// holds its table, ErrUnsupported for a table form not decoded yet,
+	// holds its table, ErrUnsupported for a table form without values,
 	// ErrUnresolved when a dropped frame could not be rebuilt.
 	Unavailable map[Metric]error
 }

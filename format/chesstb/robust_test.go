@@ -14,6 +14,7 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/blockcache"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -292,7 +293,7 @@ func TestNoTable(t *testing.T) {
 // blocks are evicted and decoded again while others read them.
 func TestConcurrentProbes(t *testing.T) {
 	dir := testenv.Testdata(t, "chesstb")
-	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
+	rows := chesstboracle.Read(t, filepath.Join(dir, "oracle", "probe.tsv"))
 	rows = sample(rows, 160)
 	if raceEnabled {
 		rows = sample(rows, 25)
@@ -305,8 +306,8 @@ func TestConcurrentProbes(t *testing.T) {
 	wants := make([]want, len(rows))
 	for i, r := range rows {
 		w := &wants[i]
-		w.pos = r.position(t)
-		w.wdl, w.dtz, _, w.dtm, _ = r.expected(t)
+		w.pos = r.WantPosition(t)
+		w.wdl, w.dtz, _, w.dtm, _ = expected(t, r)
 	}
 	const budget = 3 << 20
 	tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
@@ -325,7 +326,7 @@ func TestConcurrentProbes(t *testing.T) {
 					return
 				}
 				if res.WDL != wdl || res.DTZ != dtz || res.DTM != dtm {
-					errs <- errors.New("line " + r.fen + ": mismatch under concurrency")
+					errs <- errors.New("line " + r.FEN + ": mismatch under concurrency")
 					return
 				}
 			}
@@ -351,7 +352,7 @@ func TestCacheBudget(t *testing.T) {
 	if raceEnabled {
 		n = 12
 	}
-	rows := sample(readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false), n)
+	rows := sample(chesstboracle.Read(t, filepath.Join(dir, "oracle", "probe.tsv")), n)
 	for _, budget := range []int64{1, 4 << 10, 100 << 10, 1 << 20, 64 << 20} {
 		tb := openDirs(t, Options{BlockCacheBytes: budget}, dir)
 		n, _ := checkRows(t, tb, dir, rows)
@@ -592,14 +593,14 @@ type wdlWant struct {
 // goroutines probing them only compare.
 func fixtureWDLs(t *testing.T, dir string) []wdlWant {
 	t.Helper()
-	rows := readOracle(t, filepath.Join(dir, "oracle", "probe.tsv"), false)
+	rows := chesstboracle.Read(t, filepath.Join(dir, "oracle", "probe.tsv"))
 	if raceEnabled {
 		rows = sample(rows, 120)
 	}
 	wants := make([]wdlWant, len(rows))
 	for i, r := range rows {
-		wants[i].pos = r.position(t)
-		wants[i].wdl, _, _, _, _ = r.expected(t)
+		wants[i].pos = r.WantPosition(t)
+		wants[i].wdl, _, _, _, _ = expected(t, r)
 	}
 	return wants
 }

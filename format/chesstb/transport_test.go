@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
@@ -17,7 +18,7 @@ import (
 // transportRows is what each transport sweep checks: every shared oracle
 // row in shipped form, or an even slice of each file under the race
 // detector or -short.
-func transportRows(t *testing.T) (dir string, rows []oracleRow) {
+func transportRows(t *testing.T) (dir string, rows []chesstboracle.Row) {
 	t.Helper()
 	n := 1 << 30
 	switch {
@@ -28,9 +29,9 @@ func transportRows(t *testing.T) (dir string, rows []oracleRow) {
 	}
 	base := testenv.Shared(t, "chesstb")
 	for _, file := range []string{"probe.tsv", "children.tsv", "seed_cases.tsv"} {
-		var sel []oracleRow
-		for _, r := range readOracle(t, filepath.Join(base, "oracle", file), file == "children.tsv") {
-			if r.hasForm("shipped") {
+		var sel []chesstboracle.Row
+		for _, r := range chesstboracle.Read(t, filepath.Join(base, "oracle", file)) {
+			if r.HasForm("shipped") {
 				sel = append(sel, r)
 			}
 		}
@@ -40,7 +41,7 @@ func transportRows(t *testing.T) (dir string, rows []oracleRow) {
 }
 
 // sweepSource runs the sample through a Tablebase over src.
-func sweepSource(t *testing.T, dir string, rows []oracleRow, src source.Source) {
+func sweepSource(t *testing.T, dir string, rows []chesstboracle.Row, src source.Source) {
 	t.Helper()
 	tb, err := Open(Options{}, src)
 	if err != nil {
@@ -77,7 +78,7 @@ func TestS3TransportSweep(t *testing.T) {
 // probe's tables are opened at once and its blocks fetched ahead: first
 // with a fresh stack and Tablebase for each of the first rows, so every
 // one of them is a cold probe, then through one shared Tablebase.
-func stackSweep(t *testing.T, dir string, rows []oracleRow, open func() source.Source) {
+func stackSweep(t *testing.T, dir string, rows []chesstboracle.Row, open func() source.Source) {
 	t.Helper()
 	cold := min(len(rows), 40)
 	if raceEnabled {

@@ -10,17 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
 // benchPositions returns n random positions over the five shared tables
 // (uniform index in a uniformly chosen material, half of them mirrored), as
 // the reference's probe benchmark draws them.
-func benchPositions(b *testing.B, n int) []Position {
+func benchPositions(b *testing.B, n int) []geister.Position {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(11, 13))
 	ms := []Material{{1, 1, 1, 1}, {1, 1, 1, 2}, {1, 1, 2, 1}, {1, 2, 1, 1}, {2, 1, 1, 1}}
-	out := make([]Position, n)
+	out := make([]geister.Position, n)
 	for i := range out {
 		m := ms[rng.IntN(len(ms))]
 		p, err := Unrank(m, rng.Uint64N(m.Entries()))
@@ -91,7 +92,7 @@ func BenchmarkUnrank(b *testing.B) {
 	rate(b, b.N, start, "unranks")
 }
 
-func benchProbe(b *testing.B, tb *Tablebase, ps []Position) {
+func benchProbe(b *testing.B, tb *Tablebase, ps []geister.Position) {
 	ctx := context.Background()
 	for _, p := range ps[:min(len(ps), 1<<14)] {
 		if _, err := tb.DTW(ctx, p); err != nil {
@@ -108,7 +109,7 @@ func benchProbe(b *testing.B, tb *Tablebase, ps []Position) {
 	rate(b, b.N, start, "probes")
 }
 
-func benchProbeParallel(b *testing.B, tb *Tablebase, ps []Position) {
+func benchProbeParallel(b *testing.B, tb *Tablebase, ps []geister.Position) {
 	ctx := context.Background()
 	b.ResetTimer()
 	start := cpuTime()
@@ -215,9 +216,9 @@ func BenchmarkProbeRawParallel(b *testing.B) {
 
 func benchObservations(b *testing.B, tb *Tablebase) {
 	ps := benchPositions(b, 1<<18)
-	obs := make([]Observation, len(ps))
+	obs := make([]geister.Observation, len(ps))
 	for i, p := range ps {
-		obs[i] = Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: p.Material().OR}
+		obs[i] = geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: MaterialOf(p).OR}
 	}
 	ctx := context.Background()
 	colourings := 0

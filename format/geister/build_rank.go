@@ -1,13 +1,17 @@
 package geister
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tbfs/tbfs/geister"
+)
 
 // RankOriented is Rank that also reports whether p's index stands for the
 // mirror image of p (the index's tie-break picked the other orientation).
 // A retrograde builder needs it: the entry at an index is computed from the
 // canonical position (Unrank), so a predecessor found by Unmoves is one of
 // that entry's parents only in the orientation Unrank returns.
-func RankOriented(p Position) (m Material, idx uint64, mirrored bool, err error) {
+func RankOriented(p geister.Position) (m Material, idx uint64, mirrored bool, err error) {
 	m, err = checkTablePosition(p)
 	if err != nil {
 		return m, 0, false, err
@@ -18,7 +22,7 @@ func RankOriented(p Position) (m Material, idx uint64, mirrored bool, err error)
 
 // index returns p's index in layout l and whether it stands for p's mirror
 // image; r, when not nil, caches half-board ranks.
-func (l *layout) index(p Position, r *Ranker) (uint64, bool) {
+func (l *layout) index(p geister.Position, r *Ranker) (uint64, bool) {
 	u := p.OppBlue | p.OppRed
 	outer, mirrored := l.orient(p.OwnBlue, p.OwnRed, u, r)
 	red := p.OppRed
@@ -86,8 +90,8 @@ func (r *Ranker) halfUnrank(rank uint64, na, nb, nc int) (a, b, c uint32) {
 
 // Rank is RankOriented for a valid position: the error only reports a
 // material without a table (a count of 0 or above 4).
-func (r *Ranker) Rank(p Position) (m Material, idx uint64, mirrored bool, err error) {
-	m = p.Material()
+func (r *Ranker) Rank(p geister.Position) (m Material, idx uint64, mirrored bool, err error) {
+	m = MaterialOf(p)
 	if !m.Valid() {
 		return m, 0, false, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
@@ -115,7 +119,7 @@ func init() {
 
 // Toggle returns h with square s (0..63) added or removed: the halves of
 // the board with bit s flipped.
-func (h Halves) Toggle(s Square) Halves {
+func (h Halves) Toggle(s geister.Square) Halves {
 	t := squareHalves[s&63]
 	return Halves{h.L ^ t.L, h.R ^ t.R}
 }
@@ -140,16 +144,16 @@ func (r *Ranker) RankHalves(m Material, a, b, u Halves, opp, oppRed uint64) (idx
 // colourings of one canonical observation, as Unrank returns them one by
 // one. A builder walking a table in order unranks each observation once
 // instead of once per colouring.
-func UnrankBlock(m Material, outer uint64, dst []Position) ([]Position, error) {
+func UnrankBlock(m Material, outer uint64, dst []geister.Position) ([]geister.Position, error) {
 	return unrankBlock(m, outer, dst, nil)
 }
 
 // UnrankBlock is the package's UnrankBlock through the Ranker's cache.
-func (r *Ranker) UnrankBlock(m Material, outer uint64, dst []Position) ([]Position, error) {
+func (r *Ranker) UnrankBlock(m Material, outer uint64, dst []geister.Position) ([]geister.Position, error) {
 	return unrankBlock(m, outer, dst, r)
 }
 
-func unrankBlock(m Material, outer uint64, dst []Position, r *Ranker) ([]Position, error) {
+func unrankBlock(m Material, outer uint64, dst []geister.Position, r *Ranker) ([]geister.Position, error) {
 	if !m.Valid() {
 		return dst, fmt.Errorf("%w: %v", ErrNoMaterial, m)
 	}
@@ -160,7 +164,7 @@ func unrankBlock(m Material, outer uint64, dst []Position, r *Ranker) ([]Positio
 	a, b, u := l.unrankOuter(m, outer, r)
 	for _, pat := range l.reds {
 		red := pdep64(uint64(pat), u)
-		dst = append(dst, Position{OwnBlue: a, OwnRed: b, OppBlue: u &^ red, OppRed: red})
+		dst = append(dst, geister.Position{OwnBlue: a, OwnRed: b, OppBlue: u &^ red, OppRed: red})
 	}
 	return dst, nil
 }

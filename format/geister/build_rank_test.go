@@ -3,6 +3,9 @@ package geister
 import (
 	"math/bits"
 	"testing"
+
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 )
 
 // TestRankerOracle checks the builder's cached Ranker and UnrankBlock on
@@ -13,17 +16,17 @@ import (
 // all rows, so its cache is exercised across materials.
 func TestRankerOracle(t *testing.T) {
 	var r Ranker
-	var block []Position
+	var block []geister.Position
 	for _, file := range []string{"rank.tsv", "values.tsv"} {
-		for _, row := range oracle(t, file) {
-			p, err := ParseBoard(row["board"])
+		for _, row := range geisteroracle.Shared(t, file) {
+			p, err := geister.ParseBoard(row["board"])
 			if err != nil {
 				t.Fatalf("%s: ParseBoard(%q): %v", file, row["board"], err)
 			}
 			// Twice, so that the second answer comes from the cache.
 			for pass := 0; pass < 2; pass++ {
 				m, idx, mirrored, err := r.Rank(p)
-				if err != nil || m.String() != row["material"] || idx != row.uint(t, "obsblk_rank") {
+				if err != nil || m.String() != row["material"] || idx != row.Uint(t, "obsblk_rank") {
 					t.Fatalf("%s: Ranker.Rank(%s) = %v %d, %v; oracle %s %s", file, p, m, idx, err, row["material"], row["obsblk_rank"])
 				}
 				canon := p
@@ -39,12 +42,12 @@ func TestRankerOracle(t *testing.T) {
 				}
 			}
 			m, _, _, _ := r.Rank(p)
-			for pass, unrank := range []func(Material, uint64, []Position) ([]Position, error){UnrankBlock, r.UnrankBlock, r.UnrankBlock} {
-				block, err = unrank(m, row.uint(t, "outer"), block[:0])
+			for pass, unrank := range []func(Material, uint64, []geister.Position) ([]geister.Position, error){UnrankBlock, r.UnrankBlock, r.UnrankBlock} {
+				block, err = unrank(m, row.Uint(t, "outer"), block[:0])
 				if err != nil || uint64(len(block)) != m.BlockSize() {
 					t.Fatalf("%s: UnrankBlock(%v, %s) pass %d = %d positions, %v", file, m, row["outer"], pass, len(block), err)
 				}
-				if got := block[row.uint(t, "inner")]; got.String() != row["canon_board"] {
+				if got := block[row.Uint(t, "inner")]; got.String() != row["canon_board"] {
 					t.Fatalf("%s: UnrankBlock(%v, %s)[%s] pass %d = %s, oracle %s", file, m, row["outer"], row["inner"], pass, got, row["canon_board"])
 				}
 			}
@@ -56,7 +59,7 @@ func TestRankerOracle(t *testing.T) {
 // observations of every material: block position i is Unrank of index
 // outer*BlockSize+i.
 func TestUnrankBlockMatchesUnrank(t *testing.T) {
-	var block []Position
+	var block []geister.Position
 	for _, m := range Materials() {
 		n := m.OuterEntries()
 		for _, outer := range []uint64{0, 1, n / 3, n / 2, n - 2, n - 1} {
@@ -81,8 +84,8 @@ func TestUnrankBlockMatchesUnrank(t *testing.T) {
 // TestHalvesToggle proves Toggle against its definition on every board
 // square of a few boards: the halves of the board with one bit flipped.
 func TestHalvesToggle(t *testing.T) {
-	for _, b := range []uint64{0, BoardMask, 0x0000240000180000, 0x0042000000002400} {
-		for s := Square(0); s < 64; s++ {
+	for _, b := range []uint64{0, geister.BoardMask, 0x0000240000180000, 0x0042000000002400} {
+		for s := geister.Square(0); s < 64; s++ {
 			if !s.Valid() {
 				continue
 			}
@@ -100,20 +103,20 @@ func TestHalvesToggle(t *testing.T) {
 func BenchmarkRankerChildren(b *testing.B) {
 	ps := benchPositions(b, 1<<12)
 	var r Ranker
-	var mv []Move
+	var mv []geister.Move
 	b.ResetTimer()
 	start := cpuTime()
 	var sink uint64
 	n := 0
 	for i := 0; n < b.N; i++ {
 		p := ps[i&(1<<12-1)]
-		cm := p.Material().Swap()
+		cm := MaterialOf(p).Swap()
 		own, opp := bits.Reverse64(p.OppBlue), bits.Reverse64(p.Own())
 		ha, hb, hu := HalvesOf(own), HalvesOf(bits.Reverse64(p.OppRed)), HalvesOf(opp)
 		oppRed := bits.Reverse64(p.OwnRed)
 		mv = p.Moves(mv[:0])
 		for _, m := range mv {
-			if m.Capture != Empty {
+			if m.Capture != geister.Empty {
 				continue
 			}
 			from, to := 63-m.From, 63-m.To

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
@@ -30,13 +32,13 @@ import (
 func TestCorruptionSweep(t *testing.T) {
 	shared, manifests := writeManifests(t)
 	intact := openDir(t, shared, Options{NoVerify: true})
-	byID := map[int][]Position{}
-	for _, r := range oracle(t, "values.tsv") {
-		p, err := ParseBoard(r["board"])
+	byID := map[int][]geister.Position{}
+	for _, r := range geisteroracle.Shared(t, "values.tsv") {
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := r.int(t, "id")
+		id := r.Int(t, "id")
 		byID[id] = append(byID[id], p)
 	}
 	trials := 30
@@ -115,7 +117,7 @@ func TestCorruptionSweep(t *testing.T) {
 			for range 200 {
 				touched = append(touched, rng.Uint64N(m.Entries()))
 			}
-			probes := append([]Position(nil), byID[kind.id]...)
+			probes := append([]geister.Position(nil), byID[kind.id]...)
 			for _, idx := range touched {
 				if p, err := Unrank(m, idx); err == nil {
 					probes = append(probes, p)
@@ -141,7 +143,7 @@ func TestCorruptionSweep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var probes []Position
+		var probes []geister.Position
 		for _, id := range []int{1, 2} {
 			probes = append(probes, byID[id]...)
 		}
@@ -193,7 +195,7 @@ func (ta *sweepTally) log(t *testing.T, what string, total map[string]int) {
 // value fails the test. checksummed files have neither sums nor manifests
 // in any configuration: their seek table's frame checksums are their only
 // guard.
-func sweepTrial(t *testing.T, ctx context.Context, intact *Tablebase, label string, files map[string][]byte, checksummed bool, manifests map[int][]byte, probes []Position, tallies map[string]*sweepTally, key string) {
+func sweepTrial(t *testing.T, ctx context.Context, intact *Tablebase, label string, files map[string][]byte, checksummed bool, manifests map[int][]byte, probes []geister.Position, tallies map[string]*sweepTally, key string) {
 	t.Helper()
 	ta := tallies[key]
 	if ta == nil {

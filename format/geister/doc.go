@@ -1,15 +1,13 @@
 // Package geister reads the perfect-information distance-to-win tables of
-// Geister, a two-player game on a 6x6 board where each side has four blue
-// ("good") and four red ("bad") pieces and sees its opponent's colours only
-// as they are captured.
+// Geister (the game's rules, positions and notations are package
+// github.com/tbfs/tbfs/geister).
 //
-// The package has the game model the tables use (Position, Moves, Play,
-// Unmoves, Terminal, and Backup, the rule that ties a value to its
-// children; FORMAT.md §1-2 in the shared reference folder), the material
-// numbering and file names (Material), the obsblk index that puts every
+// The package has what the tables add to the rules: Backup, the rule that
+// ties a stored value to its children, and the 210-ply Horizon (FORMAT.md
+// §2 in the shared reference folder), the material numbering and file
+// names (Material, MaterialOf), and the obsblk index that puts every
 // colouring of one observed board in one contiguous run of bytes (Rank,
-// Unrank, Canonical, Colourings), and the two board notations (the readable
-// six-row diagram and the GAT protocol's 48-character string).
+// Unrank, Canonical, Colourings).
 //
 // Tablebase reads the tables through the source seam: raw ".bin" files one
 // byte per probe, seekable-zstd ".bin.zst" files one frame per cache miss,

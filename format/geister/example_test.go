@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 
@@ -17,7 +18,7 @@ func ExampleTablebase_Probe() {
 		return
 	}
 	defer src.Close()
-	tb, err := geister.Open(geister.Options{}, src)
+	tb, err := geistertb.Open(geistertb.Options{}, src)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -29,7 +30,7 @@ func ExampleTablebase_Probe() {
 		fmt.Println(err)
 		return
 	}
-	m, idx, _ := geister.Rank(p)
+	m, idx, _ := geistertb.Rank(p)
 	r, err := tb.Probe(context.Background(), p)
 	if err != nil {
 		fmt.Println(err)
@@ -45,9 +46,9 @@ func ExampleTablebase_Probe() {
 // Enumerate a material's table: every index unranks to the canonical
 // position stored there, which ranks back to the index.
 func ExampleUnrank() {
-	m, _ := geister.ParseMaterial("pb1pr1ob1or2")
-	p, _ := geister.Unrank(m, 3051397) // FORMAT.md §7, example 2
-	_, idx, _ := geister.Rank(p)
+	m, _ := geistertb.ParseMaterial("pb1pr1ob1or2")
+	p, _ := geistertb.Unrank(m, 3051397) // FORMAT.md §7, example 2
+	_, idx, _ := geistertb.Rank(p)
 	fmt.Println(m.ID(), m.Entries(), m.BlockSize(), idx)
 	// Output:
 	// 1 11309760 3 3051397

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+
+	"github.com/tbfs/tbfs/geister"
 )
 
 // The obsblk index (FORMAT.md §4). A position's index is
@@ -20,6 +22,11 @@ import (
 // onto them), each ranked as three nested colex-ranked sets. The reference
 // finds the canonical orientation by ranking and unranking; here both halves
 // are ranked once and compared directly, which gives the same numbering.
+
+// mirror reverses the bits inside each byte of a bitboard, i.e. the
+// columns within each row: the left-right mirror image (see
+// geister.Position.Mirror).
+func mirror(b uint64) uint64 { return bits.ReverseBytes64(bits.Reverse64(b)) }
 
 // halfSquares is the number of squares on one half board.
 const halfSquares = 18
@@ -347,10 +354,10 @@ func redRank(u, red uint64) uint64 {
 
 // checkTablePosition returns an error unless p is a valid position of a
 // table material; it is the cheap test Rank runs on every call.
-func checkTablePosition(p Position) (Material, error) {
-	m := p.Material()
+func checkTablePosition(p geister.Position) (Material, error) {
+	m := MaterialOf(p)
 	all := p.OwnBlue | p.OwnRed | p.OppBlue | p.OppRed
-	if all&^BoardMask != 0 || bits.OnesCount64(all) != m.Total() {
+	if all&^geister.BoardMask != 0 || bits.OnesCount64(all) != m.Total() {
 		if err := p.Validate(); err != nil {
 			return m, err
 		}
@@ -366,10 +373,10 @@ func checkTablePosition(p Position) (Material, error) {
 
 // Rank returns the material of p and p's index in that material's table: the
 // byte offset in its raw file. p must be a valid position whose counts are
-// all 1..4; otherwise the error matches ErrInvalidPosition or ErrNoMaterial.
+// all 1..4; otherwise the error matches geister.ErrInvalidPosition or ErrNoMaterial.
 // Rank does not look at whether p is terminal: terminal positions have
 // entries too (an own blue on an exit is stored as 1).
-func Rank(p Position) (Material, uint64, error) {
+func Rank(p geister.Position) (Material, uint64, error) {
 	m, err := checkTablePosition(p)
 	if err != nil {
 		return m, 0, err
@@ -381,7 +388,7 @@ func Rank(p Position) (Material, uint64, error) {
 // Canonical returns the representative of p's mirror class that its table
 // index stands for: p itself, or its mirror image when the tie-break of the
 // index picks that orientation. Unrank(Rank(p)) returns the same position.
-func Canonical(p Position) (Position, error) {
+func Canonical(p geister.Position) (geister.Position, error) {
 	m, err := checkTablePosition(p)
 	if err != nil {
 		return p, err
@@ -398,17 +405,17 @@ var ErrIndexRange = errors.New("geister: index out of range")
 
 // Unrank returns the canonical position with index idx in material m's
 // table, the inverse of Rank up to mirror image.
-func Unrank(m Material, idx uint64) (Position, error) {
+func Unrank(m Material, idx uint64) (geister.Position, error) {
 	if !m.Valid() {
-		return Position{}, fmt.Errorf("%w: %v", ErrNoMaterial, m)
+		return geister.Position{}, fmt.Errorf("%w: %v", ErrNoMaterial, m)
 	}
 	l := layoutOf(m)
 	if idx >= l.entries {
-		return Position{}, fmt.Errorf("%w: %d >= %d entries of %v", ErrIndexRange, idx, l.entries, m)
+		return geister.Position{}, fmt.Errorf("%w: %d >= %d entries of %v", ErrIndexRange, idx, l.entries, m)
 	}
 	a, b, u := l.unrankOuter(m, idx/l.block, nil)
 	red := pdep64(uint64(l.reds[idx%l.block]), u)
-	return Position{OwnBlue: a, OwnRed: b, OppBlue: u &^ red, OppRed: red}, nil
+	return geister.Position{OwnBlue: a, OwnRed: b, OppBlue: u &^ red, OppRed: red}, nil
 }
 
 // unrankOuter returns the canonical observation numbered outer.
@@ -467,51 +474,16 @@ func triangleRow(w, m uint64) uint64 {
 	return i
 }
 
-// Observation is a position as the side to move sees it in a real game: its
-// own pieces with their colours, the squares of the opponent's pieces, and
-// how many of those are red (known from the colours of the captured ones).
-type Observation struct {
-	OwnBlue, OwnRed, Opp uint64
-	// OppRed is the number of red pieces among Opp.
-	OppRed int
-}
-
-// Material returns the counts of the observation's positions.
-func (o Observation) Material() Material {
-	n := bits.OnesCount64(o.Opp)
-	return Material{PB: bits.OnesCount64(o.OwnBlue), PR: bits.OnesCount64(o.OwnRed), OB: n - o.OppRed, OR: o.OppRed}
-}
-
-// Validate reports whether the observation could occur: pieces on the
-// board and disjoint, and OppRed between 0 and the number of opponent pieces.
-func (o Observation) Validate() error {
-	own := o.OwnBlue | o.OwnRed
-	if (own|o.Opp)&^BoardMask != 0 {
-		return fmt.Errorf("%w: pieces off the board (bits %#016x)", ErrInvalidPosition, (own|o.Opp)&^BoardMask)
-	}
-	if o.OwnBlue&o.OwnRed != 0 || own&o.Opp != 0 {
-		return fmt.Errorf("%w: square %s holds two pieces", ErrInvalidPosition,
-			Square(bits.TrailingZeros64(o.OwnBlue&o.OwnRed|own&o.Opp)))
-	}
-	n := bits.OnesCount64(o.Opp)
-	if o.OppRed < 0 || o.OppRed > n || o.OppRed > 4 || n-o.OppRed > 4 ||
-		bits.OnesCount64(o.OwnBlue) > 4 || bits.OnesCount64(o.OwnRed) > 4 {
-		return fmt.Errorf("%w: %d opponent pieces with %d red, %d own blue, %d own red", ErrInvalidPosition,
-			n, o.OppRed, bits.OnesCount64(o.OwnBlue), bits.OnesCount64(o.OwnRed))
-	}
-	return nil
-}
-
 // Colourings returns every position consistent with o, in o's orientation,
 // and the table index of the first: positions[i] is stored at index first+i
 // of the material's table (the observation's contiguous run). The material
 // must be a table material (every count 1..4).
-func Colourings(o Observation) (m Material, first uint64, positions []Position, err error) {
+func Colourings(o geister.Observation) (m Material, first uint64, positions []geister.Position, err error) {
 	m, first, n, colouring, err := observationRun(o)
 	if err != nil {
 		return m, 0, nil, err
 	}
-	positions = make([]Position, n)
+	positions = make([]geister.Position, n)
 	for i := range positions {
 		positions[i] = colouring(i)
 	}
@@ -521,11 +493,11 @@ func Colourings(o Observation) (m Material, first uint64, positions []Position, 
 // observationRun finds o's run of entries: its material, the index of the
 // first colouring, their number, and a function giving colouring i in o's
 // orientation.
-func observationRun(o Observation) (m Material, first uint64, n int, colouring func(int) Position, err error) {
+func observationRun(o geister.Observation) (m Material, first uint64, n int, colouring func(int) geister.Position, err error) {
 	if err := o.Validate(); err != nil {
 		return m, 0, 0, nil, err
 	}
-	m = o.Material()
+	m = ObservationMaterial(o)
 	if !m.Valid() {
 		return m, 0, 0, nil, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
@@ -535,12 +507,12 @@ func observationRun(o Observation) (m Material, first uint64, n int, colouring f
 	if mirrored {
 		u = mirror(u)
 	}
-	colouring = func(i int) Position {
+	colouring = func(i int) geister.Position {
 		red := pdep64(uint64(colexUnrank(uint64(i), l.or, l.k)), u)
 		if mirrored {
 			red = mirror(red)
 		}
-		return Position{OwnBlue: o.OwnBlue, OwnRed: o.OwnRed, OppBlue: o.Opp &^ red, OppRed: red}
+		return geister.Position{OwnBlue: o.OwnBlue, OwnRed: o.OwnRed, OppBlue: o.Opp &^ red, OppRed: red}
 	}
 	return m, outer * l.block, int(l.block), colouring, nil
 }

@@ -4,19 +4,22 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 )
 
 // TestMaterialsOracle checks every material's id, name, swap, block size and
 // entry counts against materials.tsv (all 256, reference output).
 func TestMaterialsOracle(t *testing.T) {
-	rows := oracle(t, "materials.tsv")
+	rows := geisteroracle.Shared(t, "materials.tsv")
 	if len(rows) != NumMaterials {
 		t.Fatalf("materials.tsv has %d rows, want %d", len(rows), NumMaterials)
 	}
 	all := Materials()
 	for _, r := range rows {
-		id := r.int(t, "id")
-		m := Material{r.int(t, "pb"), r.int(t, "pr"), r.int(t, "ob"), r.int(t, "or")}
+		id := r.Int(t, "id")
+		m := Material{r.Int(t, "pb"), r.Int(t, "pr"), r.Int(t, "ob"), r.Int(t, "or")}
 		got, err := MaterialByID(id)
 		if err != nil || got != m || all[id] != m || m.ID() != id {
 			t.Errorf("id %d: MaterialByID = %v, %v; want %v (ID() = %d)", id, got, err, m, m.ID())
@@ -27,11 +30,11 @@ func TestMaterialsOracle(t *testing.T) {
 		if pm, err := ParseMaterial(r["material"]); err != nil || pm != m {
 			t.Errorf("ParseMaterial(%q) = %v, %v", r["material"], pm, err)
 		}
-		if m.Total() != r.int(t, "total") || m.Swap().ID() != r.int(t, "swap_id") {
+		if m.Total() != r.Int(t, "total") || m.Swap().ID() != r.Int(t, "swap_id") {
 			t.Errorf("id %d: total %d swap %d", id, m.Total(), m.Swap().ID())
 		}
-		if m.BlockSize() != r.uint(t, "block_size") || m.OuterEntries() != r.uint(t, "outer_entries") ||
-			m.Entries() != r.uint(t, "obsblk_entries") || m.LegacyEntries() != r.uint(t, "legacy_entries") {
+		if m.BlockSize() != r.Uint(t, "block_size") || m.OuterEntries() != r.Uint(t, "outer_entries") ||
+			m.Entries() != r.Uint(t, "obsblk_entries") || m.LegacyEntries() != r.Uint(t, "legacy_entries") {
 			t.Errorf("id %d %v: block %d outer %d entries %d legacy %d; oracle %s %s %s %s", id, m,
 				m.BlockSize(), m.OuterEntries(), m.Entries(), m.LegacyEntries(),
 				r["block_size"], r["outer_entries"], r["obsblk_entries"], r["legacy_entries"])
@@ -63,14 +66,14 @@ func TestMaterialErrors(t *testing.T) {
 // columns (rank.tsv or values.tsv): the board parses to the oracle's
 // bitboards, ranks to the oracle's index, and its canonical form and the
 // unrank of the index are the reference's canonical representative.
-func checkIndexRow(t *testing.T, r oracleRow) {
+func checkIndexRow(t *testing.T, r geisteroracle.Row) {
 	t.Helper()
-	p, err := ParseBoard(r["board"])
+	p, err := geister.ParseBoard(r["board"])
 	if err != nil {
 		t.Errorf("ParseBoard(%q): %v", r["board"], err)
 		return
 	}
-	want := Position{r.hex(t, "pb_hex"), r.hex(t, "pr_hex"), r.hex(t, "ob_hex"), r.hex(t, "or_hex")}
+	want := geister.Position{OwnBlue: r.Hex(t, "pb_hex"), OwnRed: r.Hex(t, "pr_hex"), OppBlue: r.Hex(t, "ob_hex"), OppRed: r.Hex(t, "or_hex")}
 	if p != want {
 		t.Errorf("ParseBoard(%q) = %+v, oracle bitboards %+v", r["board"], p, want)
 		return
@@ -83,11 +86,11 @@ func checkIndexRow(t *testing.T, r oracleRow) {
 		t.Errorf("Rank(%s): %v", p, err)
 		return
 	}
-	if m.String() != r["material"] || idx != r.uint(t, "obsblk_rank") {
+	if m.String() != r["material"] || idx != r.Uint(t, "obsblk_rank") {
 		t.Errorf("Rank(%s) = %v %d, oracle %s %s", p, m, idx, r["material"], r["obsblk_rank"])
 	}
 	block := m.BlockSize()
-	if block != r.uint(t, "block_size") || idx/block != r.uint(t, "outer") || idx%block != r.uint(t, "inner") {
+	if block != r.Uint(t, "block_size") || idx/block != r.Uint(t, "outer") || idx%block != r.Uint(t, "inner") {
 		t.Errorf("%s: outer/inner %d/%d, oracle %s/%s", p, idx/block, idx%block, r["outer"], r["inner"])
 	}
 	c, err := Canonical(p)
@@ -97,11 +100,11 @@ func checkIndexRow(t *testing.T, r oracleRow) {
 	if mir := c != p; mir != (r["canon_is_mirror"] == "1") && c != p.Mirror() {
 		t.Errorf("%s: canonical is mirror %v, oracle %s", p, mir, r["canon_is_mirror"])
 	}
-	u, err := Unrank(m, r.uint(t, "obsblk_rank"))
+	u, err := Unrank(m, r.Uint(t, "obsblk_rank"))
 	if err != nil || u.String() != r["canon_board"] {
 		t.Errorf("Unrank(%v, %s) = %s, %v; oracle %s", m, r["obsblk_rank"], u, err, r["canon_board"])
 	}
-	o := Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: m.OR}
+	o := geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: m.OR}
 	om, first, cols, err := Colourings(o)
 	if err != nil || om != m || first != idx/block*block || uint64(len(cols)) != block {
 		t.Errorf("Colourings(%s) = %v %d %d colourings, %v", p, om, first, len(cols), err)
@@ -114,7 +117,7 @@ func checkIndexRow(t *testing.T, r oracleRow) {
 		if p.GAT() != gat {
 			t.Errorf("GAT(%s) = %s, oracle %s", p, p.GAT(), gat)
 		}
-		if q, err := ParseGAT(gat); err != nil || q != p {
+		if q, err := geister.ParseGAT(gat); err != nil || q != p {
 			t.Errorf("ParseGAT(%s) = %s, %v", gat, q, err)
 		}
 	}
@@ -123,11 +126,11 @@ func checkIndexRow(t *testing.T, r oracleRow) {
 // TestRankOracle checks every row of rank.tsv (all 256 materials, reference
 // index and unrank output).
 func TestRankOracle(t *testing.T) {
-	for _, r := range oracle(t, "rank.tsv") {
+	for _, r := range geisteroracle.Shared(t, "rank.tsv") {
 		checkIndexRow(t, r)
 		if r["obs_symmetric"] == "1" {
-			p, _ := ParseBoard(r["board"])
-			o := Position{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, OppBlue: p.Opp()}
+			p, _ := geister.ParseBoard(r["board"])
+			o := geister.Position{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, OppBlue: p.Opp()}
 			if o.Mirror() != o {
 				t.Errorf("%s: oracle says the observation is symmetric", p)
 			}
@@ -140,7 +143,7 @@ func TestRankOracle(t *testing.T) {
 
 // TestValuesIndexOracle checks the index columns of every values.tsv row.
 func TestValuesIndexOracle(t *testing.T) {
-	for _, r := range oracle(t, "values.tsv") {
+	for _, r := range geisteroracle.Shared(t, "values.tsv") {
 		checkIndexRow(t, r)
 		if t.Failed() {
 			return
@@ -195,13 +198,13 @@ func TestRankExhaustiveID000(t *testing.T) {
 func TestRankErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		p    Position
+		p    geister.Position
 		want error
 	}{
-		{"off board", Position{OwnBlue: 1, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrInvalidPosition},
-		{"overlap", Position{OwnBlue: 1 << 10, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrInvalidPosition},
-		{"no own blue", Position{OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrNoMaterial},
-		{"five reds", Position{OwnBlue: 1 << 9, OwnRed: 0x3E << 16, OppBlue: 1 << 33, OppRed: 1 << 41}, ErrInvalidPosition},
+		{"off board", geister.Position{OwnBlue: 1, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, geister.ErrInvalidPosition},
+		{"overlap", geister.Position{OwnBlue: 1 << 10, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, geister.ErrInvalidPosition},
+		{"no own blue", geister.Position{OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30}, ErrNoMaterial},
+		{"five reds", geister.Position{OwnBlue: 1 << 9, OwnRed: 0x3E << 16, OppBlue: 1 << 33, OppRed: 1 << 41}, geister.ErrInvalidPosition},
 	}
 	for _, tc := range tests {
 		if _, _, err := Rank(tc.p); !errors.Is(err, tc.want) {
@@ -214,13 +217,13 @@ func TestRankErrors(t *testing.T) {
 // row (the reference's legacy_rank column).
 func TestLegacyRankOracle(t *testing.T) {
 	for _, file := range []string{"rank.tsv", "values.tsv"} {
-		for _, r := range oracle(t, file) {
-			p, err := ParseBoard(r["board"])
+		for _, r := range geisteroracle.Shared(t, file) {
+			p, err := geister.ParseBoard(r["board"])
 			if err != nil {
 				t.Fatal(err)
 			}
 			m, idx, err := LegacyRank(p)
-			if err != nil || idx != r.uint(t, "legacy_rank") || m.String() != r["material"] {
+			if err != nil || idx != r.Uint(t, "legacy_rank") || m.String() != r["material"] {
 				t.Fatalf("%s: LegacyRank(%s) = %v %d, %v; oracle %s %s", file, p, m, idx, err, r["material"], r["legacy_rank"])
 			}
 			if _, mi, _ := LegacyRank(p.Mirror()); mi != idx {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/tbfs/tbfs/format/internal/sidecar"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -272,8 +273,8 @@ func sum(h hash.Hash) [sha256.Size]byte {
 // where this is false, or another value where it is true, is damage; it is
 // also what tells same-size tables apart (id001's single opponent blue,
 // id002's two), where only the content can.
-func winsInOne(p Position) bool {
-	if p.OwnBlue&ExitMask != 0 {
+func winsInOne(p geister.Position) bool {
+	if p.OwnBlue&geister.ExitMask != 0 {
 		return true
 	}
 	b := p.OppBlue
@@ -284,7 +285,7 @@ func winsInOne(p Position) bool {
 }
 
 // checkWinsInOne rejects a stored value that contradicts winsInOne.
-func checkWinsInOne(v uint8, p Position, m Material, idx uint64) error {
+func checkWinsInOne(v uint8, p geister.Position, m Material, idx uint64) error {
 	if (v == 1) != winsInOne(p) {
 		if v == 1 {
 			return fmt.Errorf("%w: %v entry %d holds 1 (a win in one ply) for a position with no escape and no capture of a last blue (a damaged or misnamed table)", ErrCorrupt, m, idx)

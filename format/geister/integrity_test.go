@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 )
 
 // TestManifest checks the SHA256SUMS and builder sidecar handling on copies of the shared
@@ -39,15 +42,15 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	recompressed := seekableZstd(t, raw, 8192)
-	row := oracle(t, "values.tsv")[0]
+	row := geisteroracle.Shared(t, "values.tsv")[0]
 	if row["id"] != "0" {
 		t.Fatalf("first values.tsv row is of id %s", row["id"])
 	}
-	p, err := ParseBoard(row["board"])
+	p, err := geister.ParseBoard(row["board"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := uint8(row.int(t, "value"))
+	want := uint8(row.Int(t, "value"))
 	for _, c := range []struct {
 		name    string
 		files   map[string][]byte
@@ -155,12 +158,12 @@ func TestFrameChecksums(t *testing.T) {
 // refuses an intact table.
 func TestWinsInOne(t *testing.T) {
 	ones := 0
-	for _, r := range oracle(t, "values.tsv") {
-		p, err := ParseBoard(r["board"])
+	for _, r := range geisteroracle.Shared(t, "values.tsv") {
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := r.int(t, "value")
+		v := r.Int(t, "value")
 		if (v == 1) != winsInOne(p) {
 			t.Errorf("pos %s %s: value %d, winsInOne %v", r["pos_id"], r["board"], v, winsInOne(p))
 		}

@@ -3,6 +3,8 @@ package geister
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/tbfs/tbfs/geister"
 )
 
 // The legacy index (FORMAT.md §4.7) is the reference builder's in-memory
@@ -79,7 +81,7 @@ func quarterRank(a, b, c, d uint32) uint64 {
 // LegacyRank returns p's index in the legacy layout of its material (the
 // reference builder's in-memory order and the order of table files named
 // without "_obsblk"). p must be a valid table position, as for Rank.
-func LegacyRank(p Position) (Material, uint64, error) {
+func LegacyRank(p geister.Position) (Material, uint64, error) {
 	m, err := checkTablePosition(p)
 	if err != nil {
 		return m, 0, err

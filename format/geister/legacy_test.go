@@ -10,6 +10,8 @@ import (
 	seekable "github.com/SaveTheRbtz/zstd-seekable-format-go/pkg"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -92,15 +94,15 @@ func TestOtherFileForms(t *testing.T) {
 		"legacy zstd":          openDir(t, dirWith(map[string][]byte{legacyName + ".zst": seekableZstd(t, legacy, 8192)}), Options{}),
 		"obsblk varied frames": openDir(t, dirWith(map[string][]byte{m.FileName() + ".zstd": seekableZstd(t, raw, 5000, 777, 12000)}), Options{CacheBytes: 1}),
 	}
-	rows := readTSV(t, testenv.Testdata(t, "geister", "values_id000.tsv"))
+	rows := geisteroracle.Testdata(t, "values_id000.tsv")
 	checkValues(t, tbs, rows)
-	checkMoves(t, tbs, readTSV(t, testenv.Testdata(t, "geister", "moves_id000.tsv")))
+	checkMoves(t, tbs, geisteroracle.Testdata(t, "moves_id000.tsv"))
 	for form, tb := range tbs {
 		for _, r := range rows[:200] {
-			p, _ := ParseBoard(r["board"])
-			o := Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 1}
+			p, _ := geister.ParseBoard(r["board"])
+			o := geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 1}
 			_, _, cs, err := tb.ColouringValues(context.Background(), o)
-			if err != nil || cs[r.uint(t, "inner")].Value != uint8(r.int(t, "value")) {
+			if err != nil || cs[r.Uint(t, "inner")].Value != uint8(r.Int(t, "value")) {
 				t.Fatalf("%s: colourings of %s: %v", form, p, err)
 			}
 		}

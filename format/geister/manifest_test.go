@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -63,9 +64,9 @@ func TestFrameManifest(t *testing.T) {
 	}
 	mf0.rawSum[0] ^= 1
 	stale := mf0.encode()
-	rows := map[int][]oracleRow{}
-	for _, r := range oracle(t, "values.tsv") {
-		rows[r.int(t, "id")] = append(rows[r.int(t, "id")], r)
+	rows := map[int][]geisteroracle.Row{}
+	for _, r := range geisteroracle.Shared(t, "values.tsv") {
+		rows[r.Int(t, "id")] = append(rows[r.Int(t, "id")], r)
 	}
 	man := func(m Material) string { return m.FileName() + ManifestSuffix }
 	for _, c := range []struct {

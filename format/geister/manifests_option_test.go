@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -20,7 +22,7 @@ import (
 // against those sums. A flipped table byte then fails only the rows of the
 // chunk it falls in, where the whole-file check (no manifest found) fails
 // every row; a manifest there for another version or material is refused;
-// without the option a manifest beside the table is used, as before.
+// without the option a manifest beside the table is used.
 // Arbiters: values_id000.tsv (the reference's values) and the damage.
 func TestManifestsOption(t *testing.T) {
 	ctx := context.Background()
@@ -53,7 +55,7 @@ func TestManifestsOption(t *testing.T) {
 	flipped := append([]byte(nil), raw...)
 	flipped[flipAt] ^= 0x10
 	man := m0.FileName() + ManifestSuffix
-	rows := readTSV(t, filepath.Join(fixture, "values_id000.tsv"))
+	rows := geisteroracle.Read(t, filepath.Join(fixture, "values_id000.tsv"))
 
 	for _, c := range []struct {
 		name   string
@@ -113,15 +115,15 @@ func TestManifestsOption(t *testing.T) {
 // "none", or "chunk": those whose entry lies in the manifest chunk holding
 // entry flipAt) must fail with ErrCorrupt, the others give the oracle's
 // value. Terminal positions are answered without the table.
-func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []oracleRow, bad string, flipAt uint64) {
+func checkRowsAgainst(t *testing.T, tb *Tablebase, rows []geisteroracle.Row, bad string, flipAt uint64) {
 	t.Helper()
 	n, failing := 0, 0
 	for _, r := range rows {
-		p, err := ParseBoard(r["board"])
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := uint8(r.int(t, "value"))
+		want := uint8(r.Int(t, "value"))
 		got, err := tb.DTW(context.Background(), p)
 		_, idx, _ := Rank(p)
 		_, term := p.Terminal()

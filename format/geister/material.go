@@ -3,6 +3,9 @@ package geister
 import (
 	"errors"
 	"fmt"
+	"math/bits"
+
+	"github.com/tbfs/tbfs/geister"
 )
 
 // Material is the piece count of a position: blue and red pieces of the side
@@ -10,6 +13,23 @@ import (
 // count in 1..4; there are 256 of them, numbered 0..255 (see ID).
 type Material struct {
 	PB, PR, OB, OR int
+}
+
+// MaterialOf returns p's piece counts. Counts may be zero or above four
+// when p is not a table position; see geister.Position.Validate and Valid.
+func MaterialOf(p geister.Position) Material {
+	return Material{
+		PB: bits.OnesCount64(p.OwnBlue),
+		PR: bits.OnesCount64(p.OwnRed),
+		OB: bits.OnesCount64(p.OppBlue),
+		OR: bits.OnesCount64(p.OppRed),
+	}
+}
+
+// ObservationMaterial returns the piece counts of o's colourings.
+func ObservationMaterial(o geister.Observation) Material {
+	n := bits.OnesCount64(o.Opp)
+	return Material{PB: bits.OnesCount64(o.OwnBlue), PR: bits.OnesCount64(o.OwnRed), OB: n - o.OppRed, OR: o.OppRed}
 }
 
 // NumMaterials is the number of table materials (every count 1..4).

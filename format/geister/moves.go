@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/tbfs/tbfs/geister"
 )
 
 // MoveValue is a legal move with what it leads to.
 type MoveValue struct {
-	Move
+	geister.Move
 	// Child is the position after the move, from the new side to move's
-	// point of view (see Position.Play).
-	Child Position
+	// point of view (see geister.Position.Play).
+	Child geister.Position
 	// Value is the child's stored byte from the child's side to move, as
 	// DTW answers it (terminal children by the rules).
 	Value uint8
@@ -35,7 +37,7 @@ type Moves struct {
 	Terminal bool
 	// List has every legal move, best first: wins by increasing distance,
 	// then draws, then losses by decreasing distance; moves of equal worth
-	// keep the order of Position.Moves.
+	// keep the order of geister.Position.Moves.
 	List []MoveValue
 }
 
@@ -80,7 +82,7 @@ func worth(r Result) int {
 // by the rule of FORMAT.md §2, and a table that breaks the rule gives an
 // error matching ErrCorrupt. A child whose table is missing makes the
 // whole answer fail with ErrNoTable.
-func (tb *Tablebase) Moves(ctx context.Context, p Position) (*Moves, error) {
+func (tb *Tablebase) Moves(ctx context.Context, p geister.Position) (*Moves, error) {
 	v, err := tb.DTW(ctx, p)
 	if err != nil {
 		return nil, err
@@ -89,12 +91,12 @@ func (tb *Tablebase) Moves(ctx context.Context, p Position) (*Moves, error) {
 	_, terminal := p.Terminal()
 	if terminal {
 		out.Terminal = true
-		if !p.Material().Valid() {
+		if !MaterialOf(p).Valid() {
 			// The game is over: there is nothing left to play.
 			return out, nil
 		}
 	}
-	moves := p.Moves(make([]Move, 0, 32))
+	moves := p.Moves(make([]geister.Move, 0, 32))
 	out.List = make([]MoveValue, len(moves))
 	children := make([]uint8, len(moves))
 	lastBlue := false
@@ -128,14 +130,14 @@ func (tb *Tablebase) Moves(ctx context.Context, p Position) (*Moves, error) {
 
 // Colouring is one position consistent with an observation, with its value.
 type Colouring struct {
-	Position Position
+	Position geister.Position
 	Value    uint8
 	Result   Result
 }
 
 // MoveSummary is one move of an observation judged over every colouring.
 type MoveSummary struct {
-	Move
+	geister.Move
 	// Wins, Draws and Losses count the colourings by the move's outcome
 	// for the mover; Missing counts those whose child has no table.
 	Wins, Draws, Losses, Missing int
@@ -157,18 +159,18 @@ type ObservationValues struct {
 	// every colouring, and no move is judged.
 	Escape bool
 	// Moves judges each legal move over all colourings, in the order of
-	// Position.Moves.
+	// geister.Position.Moves.
 	Moves []MoveSummary
 	// BestInAll lists the moves best in every colouring; empty when no
 	// move is.
-	BestInAll []Move
+	BestInAll []geister.Move
 	// Confident lists the moves the reference's "confident" policy picks
 	// among the moves whose children are all in tables: fewest losing
 	// colourings; if every such move loses somewhere, the longest
 	// quickest loss; otherwise the most winning colourings, then the
 	// shortest longest win. Distances are the mover's plies (a capture of
 	// the last blue wins in 1). Empty when no move is fully covered.
-	Confident []Move
+	Confident []geister.Move
 }
 
 // ColouringValues returns every colouring of o with its value, read from
@@ -176,7 +178,7 @@ type ObservationValues struct {
 // first+i of material m's obsblk table. (A table in the legacy layout has
 // no such runs and is read one colouring at a time.) It fails with
 // ErrNoTable when the table is missing.
-func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Material, first uint64, colourings []Colouring, err error) {
+func (tb *Tablebase) ColouringValues(ctx context.Context, o geister.Observation) (m Material, first uint64, colourings []Colouring, err error) {
 	m, first, n, colouring, err := observationRun(o)
 	if err != nil {
 		return m, 0, nil, err
@@ -227,24 +229,24 @@ func (tb *Tablebase) ColouringValues(ctx context.Context, o Observation) (m Mate
 // all colourings (needing the children's tables too). It fails with
 // ErrNoTable when the observation's own table is missing; a move whose
 // children lack tables is only counted as Missing.
-func (tb *Tablebase) ObservationValues(ctx context.Context, o Observation) (*ObservationValues, error) {
+func (tb *Tablebase) ObservationValues(ctx context.Context, o geister.Observation) (*ObservationValues, error) {
 	m, first, colourings, err := tb.ColouringValues(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	out := &ObservationValues{Material: m, First: first, Colourings: colourings}
-	cols := make([]Position, len(colourings))
+	cols := make([]geister.Position, len(colourings))
 	for i, c := range colourings {
 		cols[i] = c.Position
 	}
-	if o.OwnBlue&ExitMask != 0 {
+	if o.OwnBlue&geister.ExitMask != 0 {
 		out.Escape = true
 		return out, nil
 	}
 	legal := cols[0].Moves(nil)
 	out.Moves = make([]MoveSummary, len(legal))
 	for i, mv := range legal {
-		out.Moves[i] = MoveSummary{Move: Move{From: mv.From, To: mv.To, Dir: mv.Dir}, BestInAll: true}
+		out.Moves[i] = MoveSummary{Move: geister.Move{From: mv.From, To: mv.To, Dir: mv.Dir}, BestInAll: true}
 	}
 	for _, p := range cols {
 		ms, err := tb.Moves(ctx, p)
@@ -280,12 +282,12 @@ func (tb *Tablebase) ObservationValues(ctx context.Context, o Observation) (*Obs
 
 // countOne judges one move in one colouring when the colouring's full move
 // list could not be had (some child lacks a table).
-func (tb *Tablebase) countOne(ctx context.Context, p Position, s *MoveSummary) error {
-	mv := Move{From: s.From, To: s.To, Dir: s.Dir}
+func (tb *Tablebase) countOne(ctx context.Context, p geister.Position, s *MoveSummary) error {
+	mv := geister.Move{From: s.From, To: s.To, Dir: s.Dir}
 	if p.OppBlue&s.To.Bit() != 0 {
-		mv.Capture = OppBlue
+		mv.Capture = geister.OppBlue
 	} else if p.OppRed&s.To.Bit() != 0 {
-		mv.Capture = OppRed
+		mv.Capture = geister.OppRed
 	}
 	t, err := tb.DTW(ctx, p.Play(mv))
 	if errors.Is(err, ErrNoTable) {
@@ -316,7 +318,7 @@ func (s *MoveSummary) add(r Result) {
 
 // confident applies the reference confident player's ranking to the moves
 // whose children all have tables.
-func confident(ms []MoveSummary) []Move {
+func confident(ms []MoveSummary) []geister.Move {
 	var covered []MoveSummary
 	for _, s := range ms {
 		if s.Missing == 0 {
@@ -330,7 +332,7 @@ func confident(ms []MoveSummary) []Move {
 	for _, s := range covered {
 		minLoss = min(minLoss, s.Losses)
 	}
-	var out []Move
+	var out []geister.Move
 	if minLoss > 0 {
 		longest := 0
 		for _, s := range covered {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
@@ -19,25 +21,25 @@ import (
 func TestObservationValuesOracle(t *testing.T) {
 	tb := openDir(t, sharedTables(t), Options{})
 	ctx := context.Background()
-	rows := oracle(t, "values.tsv")
+	rows := geisteroracle.Shared(t, "values.tsv")
 	step := 1
 	if raceEnabled {
 		step = 10
 	}
 	for i := 0; i < len(rows); i += step {
 		r := rows[i]
-		p, err := ParseBoard(r["board"])
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := p.Material()
-		o := Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: m.OR}
+		m := MaterialOf(p)
+		o := geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: m.OR}
 		ov, err := tb.ObservationValues(ctx, o)
 		if err != nil {
 			t.Fatalf("ObservationValues(%s): %v", p, err)
 		}
-		inner := r.uint(t, "inner")
-		if c := ov.Colourings[inner]; c.Position != p || c.Value != uint8(r.int(t, "value")) {
+		inner := r.Uint(t, "inner")
+		if c := ov.Colourings[inner]; c.Position != p || c.Value != uint8(r.Int(t, "value")) {
 			t.Errorf("%s: colouring %d is %s with %d; oracle value %s", p, inner, c.Position, c.Value, r["value"])
 		}
 		if i%20 == 0 {
@@ -57,15 +59,15 @@ func checkObservationMoves(t *testing.T, tb *Tablebase, ov *ObservationValues) {
 		}
 		return
 	}
-	best := map[Move]int{}
-	wins := map[Move]int{}
+	best := map[geister.Move]int{}
+	wins := map[geister.Move]int{}
 	for _, c := range ov.Colourings {
 		ms, err := tb.Moves(ctx, c.Position)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, mv := range ms.List {
-			k := Move{From: mv.From, To: mv.To, Dir: mv.Dir}
+			k := geister.Move{From: mv.From, To: mv.To, Dir: mv.Dir}
 			if mv.Best {
 				best[k]++
 			}
@@ -74,7 +76,7 @@ func checkObservationMoves(t *testing.T, tb *Tablebase, ov *ObservationValues) {
 			}
 		}
 	}
-	var want []Move
+	var want []geister.Move
 	for _, s := range ov.Moves {
 		if (best[s.Move] == len(ov.Colourings)) != s.BestInAll {
 			t.Errorf("move %v: BestInAll %v, best in %d of %d colourings", s.Move, s.BestInAll, best[s.Move], len(ov.Colourings))
@@ -103,10 +105,10 @@ func TestObservationSymmetric(t *testing.T) {
 	// which total 4 cannot have, so check the mirror pair instead: an
 	// observation and its mirror image read the same run in opposite
 	// orientations.
-	p, _ := ParseBoard("...r../....../..B.../.R..../....../b.....")
-	o := Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 1}
+	p, _ := geister.ParseBoard("...r../....../..B.../.R..../....../b.....")
+	o := geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 1}
 	q := p.Mirror()
-	om := Observation{OwnBlue: q.OwnBlue, OwnRed: q.OwnRed, Opp: q.Opp(), OppRed: 1}
+	om := geister.Observation{OwnBlue: q.OwnBlue, OwnRed: q.OwnRed, Opp: q.Opp(), OppRed: 1}
 	a, err := tb.ObservationValues(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +125,7 @@ func TestObservationSymmetric(t *testing.T) {
 			t.Errorf("colouring %d: %s %d vs mirror %s %d", i, a.Colourings[i].Position, a.Colourings[i].Value, b.Colourings[i].Position, b.Colourings[i].Value)
 		}
 	}
-	if _, err := tb.ObservationValues(context.Background(), Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 3}); !errors.Is(err, ErrInvalidPosition) {
+	if _, err := tb.ObservationValues(context.Background(), geister.Observation{OwnBlue: p.OwnBlue, OwnRed: p.OwnRed, Opp: p.Opp(), OppRed: 3}); !errors.Is(err, geister.ErrInvalidPosition) {
 		t.Errorf("three reds among two pieces: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/source/s3"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
@@ -41,14 +42,14 @@ func TestOracleS3(t *testing.T) {
 	case testing.Short():
 		every = 8
 	}
-	var values, moves []oracleRow
-	for i, r := range oracle(t, "values.tsv") {
+	var values, moves []geisteroracle.Row
+	for i, r := range geisteroracle.Shared(t, "values.tsv") {
 		if i%every == 0 {
 			values = append(values, r)
 		}
 	}
 	parents := map[string]int{}
-	for _, r := range oracle(t, "moves.tsv") {
+	for _, r := range geisteroracle.Shared(t, "moves.tsv") {
 		if _, ok := parents[r["board"]]; !ok {
 			parents[r["board"]] = len(parents)
 		}

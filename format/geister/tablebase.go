@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/format/internal/tableslot"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -101,7 +102,7 @@ func (st *tableState) read(ctx context.Context, p []byte, off uint64) error {
 }
 
 // index returns p's entry in this table's layout.
-func (st *tableState) index(p Position) (uint64, error) {
+func (st *tableState) index(p geister.Position) (uint64, error) {
 	var idx uint64
 	var err error
 	if st.legacy {
@@ -298,13 +299,13 @@ func checkValue(v uint8, m Material, idx uint64) error {
 }
 
 // validate checks p cheaply and gives a detailed error when it is wrong.
-func validate(p Position) error {
+func validate(p geister.Position) error {
 	all := p.OwnBlue | p.OwnRed | p.OppBlue | p.OppRed
 	n := bits.OnesCount64(p.OwnBlue) + bits.OnesCount64(p.OwnRed) + bits.OnesCount64(p.OppBlue) + bits.OnesCount64(p.OppRed)
-	if all&^BoardMask != 0 || bits.OnesCount64(all) != n || n > 16 {
+	if all&^geister.BoardMask != 0 || bits.OnesCount64(all) != n || n > 16 {
 		return p.Validate()
 	}
-	m := p.Material()
+	m := MaterialOf(p)
 	if m.PB > 4 || m.PR > 4 || m.OB > 4 || m.OR > 4 {
 		return p.Validate()
 	}
@@ -315,15 +316,15 @@ func validate(p Position) error {
 // horizon, odd v the side to move wins in v plies, even v it loses in v
 // plies. Terminal positions are answered by the rules before any table is
 // read (1 win, 2 loss), so they need no table. Errors match
-// ErrInvalidPosition, ErrNoTable, ErrCorrupt or a source error.
-func (tb *Tablebase) DTW(ctx context.Context, p Position) (uint8, error) {
+// geister.ErrInvalidPosition, ErrNoTable, ErrCorrupt or a source error.
+func (tb *Tablebase) DTW(ctx context.Context, p geister.Position) (uint8, error) {
 	if err := validate(p); err != nil {
 		return 0, err
 	}
 	if v, ok := p.Terminal(); ok {
 		return v, nil
 	}
-	m := p.Material()
+	m := MaterialOf(p)
 	if !m.Valid() {
 		return 0, fmt.Errorf("%w: %v (every count must be 1..4)", ErrNoMaterial, m)
 	}
@@ -392,7 +393,7 @@ func ResultOf(v uint8) Result {
 }
 
 // Probe returns p's value with its outcome and distance.
-func (tb *Tablebase) Probe(ctx context.Context, p Position) (Result, error) {
+func (tb *Tablebase) Probe(ctx context.Context, p geister.Position) (Result, error) {
 	v, err := tb.DTW(ctx, p)
 	if err != nil {
 		return Result{}, err

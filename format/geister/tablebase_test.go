@@ -16,6 +16,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -139,16 +141,16 @@ func forms(t *testing.T, rawDir, zstdDir string) map[string]*Tablebase {
 
 // checkValues checks DTW and Probe on every row of a values.tsv file
 // (reference runtime output), and the raw byte at the oracle's index.
-func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
+func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []geisteroracle.Row) {
 	ctx := context.Background()
 	for form, tb := range tbs {
 		bad := 0
 		for _, r := range rows {
-			p, err := ParseBoard(r["board"])
+			p, err := geister.ParseBoard(r["board"])
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := uint8(r.int(t, "value"))
+			want := uint8(r.Int(t, "value"))
 			got, err := tb.DTW(ctx, p)
 			if err != nil || got != want {
 				t.Errorf("%s: DTW(%s) = %d, %v; oracle %d (pos %s)", form, p, got, err, want, r["pos_id"])
@@ -170,15 +172,15 @@ func checkValues(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 
 // checkMoves checks Moves on every parent of a moves.tsv file: the
 // parent's value and every child's value are the reference's.
-func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
+func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []geisteroracle.Row) {
 	ctx := context.Background()
-	byParent := map[string][]oracleRow{}
+	byParent := map[string][]geisteroracle.Row{}
 	for _, r := range rows {
 		byParent[r["board"]] = append(byParent[r["board"]], r)
 	}
 	for form, tb := range tbs {
 		for board, rs := range byParent {
-			p, err := ParseBoard(board)
+			p, err := geister.ParseBoard(board)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +189,7 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 				t.Errorf("%s: Moves(%s): %v", form, p, err)
 				continue
 			}
-			if ms.Value != uint8(rs[0].int(t, "value")) || len(ms.List) != len(rs) {
+			if ms.Value != uint8(rs[0].Int(t, "value")) || len(ms.List) != len(rs) {
 				t.Errorf("%s: Moves(%s) value %d with %d moves; oracle %s with %d", form, p, ms.Value, len(ms.List), rs[0]["value"], len(rs))
 				continue
 			}
@@ -197,7 +199,7 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 			}
 			for _, r := range rs {
 				mv, ok := byMove[r["from"]+r["to"]]
-				if !ok || mv.Value != uint8(r.int(t, "child_value")) || mv.Child.String() != r["child_board"] {
+				if !ok || mv.Value != uint8(r.Int(t, "child_value")) || mv.Child.String() != r["child_board"] {
 					t.Errorf("%s: %s move %s-%s: child %s value %d; oracle %s %s", form, p, r["from"], r["to"], mv.Child, mv.Value, r["child_board"], r["child_value"])
 				}
 			}
@@ -219,8 +221,8 @@ func checkMoves(t *testing.T, tbs map[string]*Tablebase, rows []oracleRow) {
 // shared tables, raw and zstd.
 func TestOracleShared(t *testing.T) {
 	tbs := forms(t, rawTables(t), zstdOnly(t, sharedTables(t)))
-	checkValues(t, tbs, oracle(t, "values.tsv"))
-	checkMoves(t, tbs, oracle(t, "moves.tsv"))
+	checkValues(t, tbs, geisteroracle.Shared(t, "values.tsv"))
+	checkMoves(t, tbs, geisteroracle.Shared(t, "moves.tsv"))
 }
 
 // TestOracleFixtures checks the committed id000 fixtures against the
@@ -236,8 +238,8 @@ func TestOracleFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbs := forms(t, rawOnly, zstdOnly(t, dir))
-	checkValues(t, tbs, readTSV(t, filepath.Join(dir, "values_id000.tsv")))
-	checkMoves(t, tbs, readTSV(t, filepath.Join(dir, "moves_id000.tsv")))
+	checkValues(t, tbs, geisteroracle.Read(t, filepath.Join(dir, "values_id000.tsv")))
+	checkMoves(t, tbs, geisteroracle.Read(t, filepath.Join(dir, "moves_id000.tsv")))
 }
 
 // TestFilePreference checks that with both forms present the compressed
@@ -325,7 +327,7 @@ func TestRuleCases(t *testing.T) {
 		{"....../.....R/....../....../....Bb/.....r", 1, "capture the last blue while far from the exit"},
 	}
 	for _, tc := range tests {
-		p, err := ParseBoard(tc.board)
+		p, err := geister.ParseBoard(tc.board)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,7 +360,7 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := ParseBoard("...r../....../..B.../.R..../....../b.....") // oracle pos 1, index 97690
+	p, _ := geister.ParseBoard("...r../....../..B.../.R..../....../b.....") // oracle pos 1, index 97690
 	probe := func(t *testing.T, name string, data []byte) error {
 		t.Helper()
 		dir := t.TempDir()
@@ -429,19 +431,19 @@ func TestErrors(t *testing.T) {
 			t.Errorf("error %v, want ErrNoTable", err)
 		}
 		// Terminal positions need no table.
-		q, _ := ParseBoard("B...../....../..R.../....../...b../...r..")
+		q, _ := geister.ParseBoard("B...../....../..R.../....../...b../...r..")
 		if v, err := tb.DTW(ctx, q); v != 1 || err != nil {
 			t.Errorf("terminal DTW = %d, %v", v, err)
 		}
 	})
 	t.Run("bad positions", func(t *testing.T) {
 		tb := openDir(t, fix, Options{})
-		for _, q := range []Position{
+		for _, q := range []geister.Position{
 			{OwnBlue: 1, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30},
 			{OwnBlue: 1 << 10, OwnRed: 1 << 10, OppBlue: 1 << 20, OppRed: 1 << 30},
 			{OwnBlue: 0x3E << 16, OwnRed: 1 << 10, OppBlue: 1 << 33, OppRed: 1 << 41},
 		} {
-			if _, err := tb.DTW(ctx, q); !errors.Is(err, ErrInvalidPosition) {
+			if _, err := tb.DTW(ctx, q); !errors.Is(err, geister.ErrInvalidPosition) {
 				t.Errorf("DTW(%+v) error %v", q, err)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -22,12 +24,12 @@ import (
 // id000Rows returns the committed oracle rows of the id000 fixture whose
 // positions are not terminal (so their answers come from the table), with
 // the positions parsed.
-func id000Rows(t *testing.T) ([]oracleRow, []Position) {
+func id000Rows(t *testing.T) ([]geisteroracle.Row, []geister.Position) {
 	t.Helper()
-	var rows []oracleRow
-	var ps []Position
-	for _, r := range readTSV(t, testenv.Testdata(t, "geister", "values_id000.tsv")) {
-		p, err := ParseBoard(r["board"])
+	var rows []geisteroracle.Row
+	var ps []geister.Position
+	for _, r := range geisteroracle.Testdata(t, "values_id000.tsv") {
+		p, err := geister.ParseBoard(r["board"])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +61,7 @@ func fixture(t *testing.T, name string) []byte {
 func TestMissingTTL(t *testing.T) {
 	m := Material{1, 1, 1, 1}
 	rows, ps := id000Rows(t)
-	want := uint8(rows[0].int(t, "value"))
+	want := uint8(rows[0].Int(t, "value"))
 	raw := fixture(t, m.FileName())
 	ctx := context.Background()
 	tests := []struct {
@@ -126,7 +128,7 @@ func TestMissingTTL(t *testing.T) {
 // committed oracle rows of id000 for the answer once healed.
 func TestRefusedOpen(t *testing.T) {
 	rows, ps := id000Rows(t)
-	want := uint8(rows[0].int(t, "value"))
+	want := uint8(rows[0].Int(t, "value"))
 	ctx := context.Background()
 	tests := []struct {
 		name       string
@@ -191,7 +193,7 @@ func TestRefusedOpen(t *testing.T) {
 func TestCorruptAskedAgain(t *testing.T) {
 	m := Material{1, 1, 1, 1}
 	rows, ps := id000Rows(t)
-	want := uint8(rows[0].int(t, "value"))
+	want := uint8(rows[0].Int(t, "value"))
 	raw := fixture(t, m.FileName())
 	sums := fixture(t, SumsFile)
 	// SHA256SUMS as it read before the table was replaced: another sum.
@@ -333,7 +335,7 @@ func TestReplacedTable(t *testing.T) {
 	// after the swap it is not answered from a frame cached before.
 	a, b := 0, -1
 	for i, r := range rows {
-		if r.uint(t, "obsblk_rank")/8192 != rows[a].uint(t, "obsblk_rank")/8192 {
+		if r.Uint(t, "obsblk_rank")/8192 != rows[a].Uint(t, "obsblk_rank")/8192 {
 			b = i
 			break
 		}
@@ -361,7 +363,7 @@ func TestReplacedTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tb.Close()
-			if v, err := tb.DTW(ctx, ps[a]); err != nil || v != uint8(rows[a].int(t, "value")) {
+			if v, err := tb.DTW(ctx, ps[a]); err != nil || v != uint8(rows[a].Int(t, "value")) {
 				t.Fatalf("before the swap: %d, %v; oracle %s", v, err, rows[a]["value"])
 			}
 			src.replace(tc.new)
@@ -375,7 +377,7 @@ func TestReplacedTable(t *testing.T) {
 				t.Errorf("after the failed read the cache holds %d frames (%d bytes), want the old table's dropped", frames, bytes)
 			}
 			for i, p := range ps {
-				want := uint8(rows[i].int(t, "value"))
+				want := uint8(rows[i].Int(t, "value"))
 				if v, err := tb.DTW(ctx, p); err != nil || v != want {
 					t.Fatalf("after the swap: DTW(%s) = %d, %v; oracle %d (pos %s)", p, v, err, want, rows[i]["pos_id"])
 				}
@@ -413,7 +415,7 @@ func TestReplacedTableConcurrent(t *testing.T) {
 	defer tb.Close()
 	ctx := context.Background()
 	check := func(i int) error {
-		want := uint8(rows[i].int(t, "value"))
+		want := uint8(rows[i].Int(t, "value"))
 		v, err := tb.DTW(ctx, ps[i])
 		if err != nil {
 			return err

@@ -3,7 +3,8 @@ package gat_test
 import (
 	"fmt"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 )
 
@@ -21,7 +22,7 @@ func ExampleParseBoard() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(o.Material(), string(gat.Letter(b.At(1, 0))))
+	fmt.Println(geistertb.ObservationMaterial(o), string(gat.Letter(b.At(1, 0))))
 	// Output:
 	// pb4pr4ob4or4 h
 }

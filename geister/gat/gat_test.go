@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // startBoard is the first player's board at the standard start with pieces
@@ -36,7 +37,7 @@ func TestParseBoardSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := o.Material(); m != (geister.Material{PB: 4, PR: 4, OB: 4, OR: 4}) {
+	if m := geistertb.ObservationMaterial(o); m != (geistertb.Material{PB: 4, PR: 4, OB: 4, OR: 4}) {
 		t.Errorf("material %v", m)
 	}
 }
@@ -50,6 +51,10 @@ func TestParseBoardErrors(t *testing.T) {
 		{"own unknown", "14u" + startBoard[3:]},
 		{"two on a square", "24R" + startBoard[3:]},
 		{"half captured", "19R" + startBoard[3:]},
+		// The reference server writes an unknown colour as u, and a
+		// captured piece's colour always (Board.getEncodedItem).
+		{"upper-case unknown", startBoard[:45] + "10U"},
+		{"captured unknown", startBoard[:45] + "99u"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ParseBoard(tc.s); !errors.Is(err, ErrSyntax) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 )
 
 // BenchmarkSolve times the retrograde solve of every material of a total
@@ -20,7 +20,7 @@ func BenchmarkSolve(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
 			var base Tables
-			var todo [][]model.Material
+			var todo [][]geistertb.Material
 			plan, err := Plan(BuildOptions{UptoTotal: bc.total})
 			if err != nil {
 				b.Fatal(err)
@@ -57,7 +57,7 @@ func BenchmarkSolve(b *testing.B) {
 func BenchmarkCheck(b *testing.B) {
 	ctx := context.Background()
 	var tabs Tables
-	m := model.Material{PB: 1, PR: 1, OB: 1, OR: 1}
+	m := geistertb.Material{PB: 1, PR: 1, OB: 1, OR: 1}
 	if err := Solve(ctx, &tabs, m, Options{}); err != nil {
 		b.Fatal(err)
 	}
@@ -77,17 +77,17 @@ func BenchmarkCheck(b *testing.B) {
 func BenchmarkSolveParts(b *testing.B) {
 	ctx := context.Background()
 	var tabs Tables
-	if err := Solve(ctx, &tabs, model.Material{PB: 1, PR: 1, OB: 1, OR: 1}, Options{}); err != nil {
+	if err := Solve(ctx, &tabs, geistertb.Material{PB: 1, PR: 1, OB: 1, OR: 1}, Options{}); err != nil {
 		b.Fatal(err)
 	}
-	m := model.Material{PB: 1, PR: 1, OB: 2, OR: 1}
+	m := geistertb.Material{PB: 1, PR: 1, OB: 2, OR: 1}
 	entries := 2 * m.Entries()
 	var st PartStats
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var err error
 		st, err = SolveParts(ctx, &tabs, m, int64(entries)*solveBytesPerEntry/5, b.TempDir(), Options{},
-			func(model.Material, int, []byte) error { return nil })
+			func(geistertb.Material, int, []byte) error { return nil })
 		if err != nil {
 			b.Fatal(err)
 		}

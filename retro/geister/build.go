@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 )
 
 // BuildOptions say what Build makes and where.
@@ -30,7 +30,7 @@ type BuildOptions struct {
 	UptoTotal int
 	// Materials, when set, builds these materials (each with its twin)
 	// and whatever they depend on.
-	Materials []model.Material
+	Materials []geistertb.Material
 	// MemLimit bounds the memory of the build (bytes); 0 means no limit.
 	// A pair with one red a side whose in-memory solve would exceed it is
 	// built in parts spilled to disk in Out (SolveParts) and repacked; the
@@ -39,7 +39,7 @@ type BuildOptions struct {
 	MemLimit int64
 	// OnParts, when set, receives the spill traffic of each pair built in
 	// parts.
-	OnParts func(pair []model.Material, st PartStats)
+	OnParts func(pair []geistertb.Material, st PartStats)
 	// Check tests every entry of each new table against the consistency
 	// rule before it is written, as the reference builder does.
 	Check bool
@@ -58,10 +58,10 @@ var ErrMemory = errors.New("geister: build needs more memory than allowed")
 // Plan returns the materials Build makes for opts, in the order it makes
 // them: by total piece count, then id, each material directly followed by
 // its twin when that is a different material.
-func Plan(opts BuildOptions) ([]model.Material, error) {
-	want := map[model.Material]bool{}
-	var add func(m model.Material)
-	add = func(m model.Material) {
+func Plan(opts BuildOptions) ([]geistertb.Material, error) {
+	want := map[geistertb.Material]bool{}
+	var add func(m geistertb.Material)
+	add = func(m geistertb.Material) {
 		if want[m] {
 			return
 		}
@@ -73,7 +73,7 @@ func Plan(opts BuildOptions) ([]model.Material, error) {
 	if len(opts.Materials) > 0 {
 		for _, m := range opts.Materials {
 			if !m.Valid() {
-				return nil, fmt.Errorf("%w: %v", model.ErrNoMaterial, m)
+				return nil, fmt.Errorf("%w: %v", geistertb.ErrNoMaterial, m)
 			}
 			add(m)
 		}
@@ -81,19 +81,19 @@ func Plan(opts BuildOptions) ([]model.Material, error) {
 		if opts.UptoTotal < 4 || opts.UptoTotal > 16 {
 			return nil, fmt.Errorf("geister: total piece count %d outside 4..16", opts.UptoTotal)
 		}
-		for _, m := range model.Materials() {
+		for _, m := range geistertb.Materials() {
 			if m.Total() <= opts.UptoTotal {
 				add(m)
 			}
 		}
 	}
-	var all []model.Material
+	var all []geistertb.Material
 	for m := range want {
 		all = append(all, m)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID() < all[j].ID() })
-	var out []model.Material
-	done := map[model.Material]bool{}
+	var out []geistertb.Material
+	done := map[geistertb.Material]bool{}
 	for _, m := range all {
 		if done[m] {
 			continue
@@ -109,8 +109,8 @@ func Plan(opts BuildOptions) ([]model.Material, error) {
 }
 
 // pairs groups a plan into solve units: a material and its twin.
-func pairs(plan []model.Material) [][]model.Material {
-	var out [][]model.Material
+func pairs(plan []geistertb.Material) [][]geistertb.Material {
+	var out [][]geistertb.Material
 	for i := 0; i < len(plan); i++ {
 		if sw := plan[i].Swap(); sw != plan[i] && i+1 < len(plan) && plan[i+1] == sw {
 			out = append(out, plan[i:i+2])
@@ -153,7 +153,7 @@ const baseMemory = 32 << 20
 // one per worker, but no more than fit in the memory the pair's solve
 // needed, so that compressing never raises a build's peak above the
 // solve's (compression is a small part of a build's time).
-func zstdEncoders(workers int, pr []model.Material) int {
+func zstdEncoders(workers int, pr []geistertb.Material) int {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -162,7 +162,7 @@ func zstdEncoders(workers int, pr []model.Material) int {
 
 // solveMemory is the memory the solve of a pair needs: its working state
 // and the tables its captures lead to.
-func solveMemory(pr []model.Material) int64 {
+func solveMemory(pr []geistertb.Material) int64 {
 	var n int64
 	for _, m := range pr {
 		n += int64(m.Entries()) * solveBytesPerEntry
@@ -204,7 +204,7 @@ func EstimateMemory(opts BuildOptions) (int64, error) {
 
 // sidecarsPresent reports whether every material of pr has its sidecar in
 // dir, which is what a finished build leaves.
-func sidecarsPresent(dir string, pr []model.Material) bool {
+func sidecarsPresent(dir string, pr []geistertb.Material) bool {
 	for _, m := range pr {
 		if _, err := os.Stat(filepath.Join(dir, sidecarName(m))); err != nil {
 			return false
@@ -214,7 +214,7 @@ func sidecarsPresent(dir string, pr []model.Material) bool {
 }
 
 // pairMemory is the memory Build needs for pair pr alone.
-func pairMemory(opts BuildOptions, pr []model.Material) int64 {
+func pairMemory(opts BuildOptions, pr []geistertb.Material) int64 {
 	if partitioned(opts, pr) {
 		return partitionedMemory(opts, pr) + baseMemory
 	}
@@ -282,7 +282,7 @@ func Build(ctx context.Context, opts BuildOptions) error {
 
 // buildPair solves, checks and writes one pair, reading the tables it
 // captures into from opts.Out.
-func buildPair(ctx context.Context, opts BuildOptions, pr []model.Material, logf func(string, ...any)) error {
+func buildPair(ctx context.Context, opts BuildOptions, pr []geistertb.Material, logf func(string, ...any)) error {
 	// On the heap are the pair's values and the tables it captures into;
 	// its working state is outside it (allocWords).
 	var heap int64
@@ -345,7 +345,7 @@ func buildPair(ctx context.Context, opts BuildOptions, pr []model.Material, logf
 }
 
 // readTable reads the raw table of m, built earlier, from dir.
-func readTable(dir string, m model.Material) ([]byte, error) {
+func readTable(dir string, m geistertb.Material) ([]byte, error) {
 	f, err := os.Open(filepath.Join(dir, m.FileName()))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMissingTable, err)
@@ -363,12 +363,12 @@ func readTable(dir string, m model.Material) ([]byte, error) {
 
 // sidecarName is the name of the file recording the sha256 of m's two
 // table files, in the format of sha256sum(1).
-func sidecarName(m model.Material) string { return m.FileName() + ".sha256" }
+func sidecarName(m geistertb.Material) string { return m.FileName() + ".sha256" }
 
 // writeRaw writes m's raw file and frame manifest and returns the raw
 // file's sha256. Once it has, the values are no longer needed in memory:
 // compressTable reads them back from the raw file.
-func writeRaw(dir string, m model.Material, values []byte) ([sha256.Size]byte, error) {
+func writeRaw(dir string, m geistertb.Material, values []byte) ([sha256.Size]byte, error) {
 	raw := m.FileName()
 	rawSum := sha256.Sum256(values)
 	if err := writeAtomic(dir, raw, func(w io.Writer) error {
@@ -379,11 +379,11 @@ func writeRaw(dir string, m model.Material, values []byte) ([sha256.Size]byte, e
 	}
 	// The frame manifest lets a reader check the table chunk by chunk as
 	// it reads instead of hashing it whole on open.
-	mf, err := model.ManifestOf(m, values)
+	mf, err := geistertb.ManifestOf(m, values)
 	if err != nil {
 		return rawSum, err
 	}
-	return rawSum, writeAtomic(dir, raw+model.ManifestSuffix, func(w io.Writer) error {
+	return rawSum, writeAtomic(dir, raw+geistertb.ManifestSuffix, func(w io.Writer) error {
 		_, err := w.Write(mf)
 		return err
 	})
@@ -392,7 +392,7 @@ func writeRaw(dir string, m model.Material, values []byte) ([sha256.Size]byte, e
 // compressTable writes m's seekable-zstd file from its raw file, checking
 // that the raw file still has rawSum, and then the sidecar, which makes the
 // material complete.
-func compressTable(ctx context.Context, dir string, m model.Material, rawSum [sha256.Size]byte, workers int) error {
+func compressTable(ctx context.Context, dir string, m geistertb.Material, rawSum [sha256.Size]byte, workers int) error {
 	raw := m.FileName()
 	f, err := os.Open(filepath.Join(dir, raw))
 	if err != nil {
@@ -450,7 +450,7 @@ func writeAtomic(dir, name string, fill func(io.Writer) error) error {
 // Verified reports whether m's raw and compressed files in dir exist, the
 // raw file has the material's size, and both match the sha256 sums in the
 // sidecar. A missing file or sidecar is not an error, just not verified.
-func Verified(dir string, m model.Material) (bool, error) {
+func Verified(dir string, m geistertb.Material) (bool, error) {
 	side, err := os.ReadFile(filepath.Join(dir, sidecarName(m)))
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil

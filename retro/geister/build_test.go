@@ -14,7 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
@@ -52,7 +52,7 @@ func sha256Hex(b []byte) string {
 // checkOutput checks that the raw file of m in dir has the reference's
 // sha256 and that its .zst decompresses (with any zstd decoder: the seek
 // table is a skippable frame) to the same bytes. It returns the raw bytes.
-func checkOutput(t *testing.T, dir string, m model.Material, sums map[string]string) []byte {
+func checkOutput(t *testing.T, dir string, m geistertb.Material, sums map[string]string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, m.FileName()))
 	if err != nil {
@@ -90,7 +90,7 @@ func TestBuildTotal4(t *testing.T) {
 	if err := Build(ctx, BuildOptions{Out: dir, UptoTotal: 4, Check: !raceEnabled}); err != nil {
 		t.Fatal(err)
 	}
-	m := model.Material{PB: 1, PR: 1, OB: 1, OR: 1}
+	m := geistertb.Material{PB: 1, PR: 1, OB: 1, OR: 1}
 	raw := checkOutput(t, dir, m, referenceSums(t))
 	t.Run("CheckFindsDamage", func(t *testing.T) { checkFindsDamage(t, m, raw) })
 
@@ -100,7 +100,7 @@ func TestBuildTotal4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := model.Open(model.Options{}, src)
+	tb, err := geistertb.Open(geistertb.Options{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestBuildTotal4(t *testing.T) {
 		step = 97
 	}
 	for i := uint64(0); i < m.Entries(); i += step {
-		p, err := model.Unrank(m, i)
+		p, err := geistertb.Unrank(m, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func TestBuildResume(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted build: %v, want context.Canceled", err)
 	}
-	m := model.Material{PB: 1, PR: 1, OB: 1, OR: 1}
+	m := geistertb.Material{PB: 1, PR: 1, OB: 1, OR: 1}
 	if ok, err := Verified(dir, m); ok || err != nil {
 		t.Fatalf("after interrupt Verified = %v, %v", ok, err)
 	}
@@ -190,7 +190,7 @@ func TestBuildResume(t *testing.T) {
 // checkFindsDamage changes entries of a table that matched the reference
 // sums and expects the consistency rule (the arbiter) to catch each change;
 // without -race it first checks that the whole correct table passes.
-func checkFindsDamage(t *testing.T, m model.Material, raw []byte) {
+func checkFindsDamage(t *testing.T, m geistertb.Material, raw []byte) {
 	ctx := context.Background()
 	var tabs Tables
 	v := bytes.Clone(raw)
@@ -234,8 +234,8 @@ func firstWith(t *testing.T, vals []byte, v uint8) uint64 {
 }
 
 func TestPlanAndMemory(t *testing.T) {
-	mat := func(id int) model.Material {
-		m, err := model.MaterialByID(id)
+	mat := func(id int) geistertb.Material {
+		m, err := geistertb.MaterialByID(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestPlanAndMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []model.Material{mat(0), mat(1), mat(3), mat(2), mat(4)}
+	want := []geistertb.Material{mat(0), mat(1), mat(3), mat(2), mat(4)}
 	if len(plan) != len(want) {
 		t.Fatalf("plan %v, want %v", plan, want)
 	}
@@ -256,11 +256,11 @@ func TestPlanAndMemory(t *testing.T) {
 			t.Fatalf("plan %v, want %v", plan, want)
 		}
 	}
-	plan, err = Plan(BuildOptions{Materials: []model.Material{mat(13)}})
+	plan, err = Plan(BuildOptions{Materials: []geistertb.Material{mat(13)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[model.Material]int{}
+	seen := map[geistertb.Material]int{}
 	for i, m := range plan {
 		seen[m] = i
 	}
@@ -289,10 +289,10 @@ func TestPlanAndMemory(t *testing.T) {
 	// A limit below a pair's in-memory need (75.8 MiB for either total-5
 	// pair) switches a pair with one red a side to parts, which fit in 74
 	// MiB, and refuses a pair with more reds.
-	twoReds := []model.Material{mat(1)} // pb1pr1ob1or2: two opponent reds
-	oneRed := []model.Material{mat(2)}  // pb1pr1ob2or1
+	twoReds := []geistertb.Material{mat(1)} // pb1pr1ob1or2: two opponent reds
+	oneRed := []geistertb.Material{mat(2)}  // pb1pr1ob2or1
 	for _, tc := range []struct {
-		mats []model.Material
+		mats []geistertb.Material
 		ok   bool
 	}{{oneRed, true}, {twoReds, false}} {
 		opts := BuildOptions{Materials: tc.mats, MemLimit: 74 << 20, Workers: 2}

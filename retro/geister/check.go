@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // ErrInconsistent is matched by errors from Check about an entry that
@@ -19,12 +20,12 @@ var ErrInconsistent = errors.New("geister: table entry breaks the consistency ru
 // observation that is its own mirror image must hold the same value for a
 // colouring and its mirror image, which the obsblk layout stores apart.
 // It returns the first failures found, joined, or nil.
-func Check(ctx context.Context, tabs *Tables, m model.Material, workers int) error {
+func Check(ctx context.Context, tabs *Tables, m geistertb.Material, workers int) error {
 	return checkRange(ctx, tabs, m, 0, m.Entries(), workers)
 }
 
 // checkRange is Check over the entries [from, to) only.
-func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to uint64, workers int) error {
+func checkRange(ctx context.Context, tabs *Tables, m geistertb.Material, from, to uint64, workers int) error {
 	vals, ok := tabs.Get(m)
 	if !ok {
 		return fmt.Errorf("%w: %v", ErrMissingTable, m)
@@ -42,7 +43,7 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 		lo, hi = lo+from, hi+from
 		rk := &s.rankers[w]
 		cur := newCursor(rk, m)
-		var mv [32]model.Move
+		var mv [32]geister.Move
 		// Entries are checked in groups: first every child index of the
 		// group is computed, then the children's values are loaded in one
 		// tight loop, whose independent cache misses overlap (the twin
@@ -68,8 +69,8 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 				ts[into[j]] = twin[idx]
 			}
 			for _, e := range pend[:np] {
-				if want := model.Backup(ts[e.first:e.first+e.n], e.lastBlue); want != vals[e.i] {
-					p, _ := model.Unrank(m, e.i)
+				if want := geistertb.Backup(ts[e.first:e.first+e.n], e.lastBlue); want != vals[e.i] {
+					p, _ := geistertb.Unrank(m, e.i)
 					return fmt.Errorf("%w: %v entry %d (%v) holds %d, its children give %d", ErrInconsistent, m, e.i, p, vals[e.i], want)
 				}
 			}
@@ -109,7 +110,7 @@ func checkRange(ctx context.Context, tabs *Tables, m model.Material, from, to ui
 			f := turn(p)
 			for _, mo := range moves {
 				e.lastBlue = e.lastBlue || p.CapturesLastBlue(mo)
-				if mo.Capture != model.Empty {
+				if mo.Capture != geister.Empty {
 					if ts[nts], err = s.captureValue(rk, p.Play(mo)); err != nil {
 						return err
 					}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 	builder "github.com/tbfs/tbfs/retro/geister"
 )
 
@@ -30,7 +30,7 @@ func ExampleBuild() {
 func ExampleSolve() {
 	ctx := context.Background()
 	var tabs builder.Tables
-	m := model.Material{PB: 1, PR: 1, OB: 1, OR: 1}
+	m := geistertb.Material{PB: 1, PR: 1, OB: 1, OR: 1}
 	for _, d := range builder.Dependencies(m) {
 		if err := builder.Solve(ctx, &tabs, d, builder.Options{}); err != nil {
 			log.Fatal(err)

@@ -3,7 +3,8 @@ package geister
 import (
 	"math/bits"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // family holds the boards shared by the positions one move away from a
@@ -15,27 +16,27 @@ import (
 // toggling two squares, where Play or Unmoves and Rank would rebuild every
 // board and half board, and the builder ranks tens of billions of them.
 type family struct {
-	m                            model.Material // the neighbours' material
+	m                            geistertb.Material // the neighbours' material
 	ownBlue, ownRed, opp, oppRed uint64
-	a, b, u                      model.Halves // halves of ownBlue, ownRed, opp
+	a, b, u                      geistertb.Halves // halves of ownBlue, ownRed, opp
 }
 
 // turn returns the family of p's neighbours.
-func turn(p model.Position) family {
+func turn(p geister.Position) family {
 	f := family{
-		m:       model.Material{PB: bits.OnesCount64(p.OppBlue), PR: bits.OnesCount64(p.OppRed), OB: bits.OnesCount64(p.OwnBlue), OR: bits.OnesCount64(p.OwnRed)},
+		m:       geistertb.Material{PB: bits.OnesCount64(p.OppBlue), PR: bits.OnesCount64(p.OppRed), OB: bits.OnesCount64(p.OwnBlue), OR: bits.OnesCount64(p.OwnRed)},
 		ownBlue: bits.Reverse64(p.OppBlue),
 		ownRed:  bits.Reverse64(p.OppRed),
 		opp:     bits.Reverse64(p.OwnBlue | p.OwnRed),
 		oppRed:  bits.Reverse64(p.OwnRed),
 	}
-	f.a, f.b, f.u = model.HalvesOf(f.ownBlue), model.HalvesOf(f.ownRed), model.HalvesOf(f.opp)
+	f.a, f.b, f.u = geistertb.HalvesOf(f.ownBlue), geistertb.HalvesOf(f.ownRed), geistertb.HalvesOf(f.opp)
 	return f
 }
 
 // child returns the index of p.Play(mv) for a move mv of p that captures
 // nothing (red says whether the moving piece is red), where f is turn(p).
-func (f *family) child(rk *model.Ranker, mv model.Move, red bool) uint64 {
+func (f *family) child(rk *geistertb.Ranker, mv geister.Move, red bool) uint64 {
 	// Turning the board maps bit s to bit 63-s.
 	from, to := 63-mv.From, 63-mv.To
 	flip := uint64(1)<<from | uint64(1)<<to
@@ -50,7 +51,7 @@ func (f *family) child(rk *model.Ranker, mv model.Move, red bool) uint64 {
 // parent returns the parent of x, where f is turn(x), in which the piece
 // of the parent's side to move on square to came from square from (empty
 // in x), with its index and whether the index stands for its mirror image.
-func (f *family) parent(rk *model.Ranker, to, from model.Square) (q model.Position, idx uint64, mirrored bool) {
+func (f *family) parent(rk *geistertb.Ranker, to, from geister.Square) (q geister.Position, idx uint64, mirrored bool) {
 	q = f.parentPosition(to, from)
 	a, b := f.a, f.b
 	if f.ownBlue&(1<<to) != 0 {
@@ -63,9 +64,9 @@ func (f *family) parent(rk *model.Ranker, to, from model.Square) (q model.Positi
 }
 
 // parentPosition is the position of parent without its index.
-func (f *family) parentPosition(to, from model.Square) model.Position {
+func (f *family) parentPosition(to, from geister.Square) geister.Position {
 	flip := uint64(1)<<to | uint64(1)<<from
-	q := model.Position{OwnBlue: f.ownBlue, OwnRed: f.ownRed, OppBlue: f.opp &^ f.oppRed, OppRed: f.oppRed}
+	q := geister.Position{OwnBlue: f.ownBlue, OwnRed: f.ownRed, OppBlue: f.opp &^ f.oppRed, OppRed: f.oppRed}
 	if f.ownBlue&(1<<to) != 0 {
 		q.OwnBlue ^= flip
 	} else {
@@ -75,7 +76,7 @@ func (f *family) parentPosition(to, from model.Square) model.Position {
 }
 
 // step is a move of a piece from one square to another.
-type step struct{ from, to model.Square }
+type step struct{ from, to geister.Square }
 
 // parentSteps appends to buf every move without a capture that leads to x,
 // where f is turn(x): a piece of the parent's side to move now on square
@@ -83,14 +84,14 @@ type step struct{ from, to model.Square }
 // Unmoves gives that have as many pieces as x.
 func (f *family) parentSteps(buf []step) []step {
 	own := f.ownBlue | f.ownRed
-	empty := model.BoardMask &^ (own | f.opp)
+	empty := geister.BoardMask &^ (own | f.opp)
 	for pieces := own; pieces != 0; pieces &= pieces - 1 {
-		to := model.Square(bits.TrailingZeros64(pieces))
+		to := geister.Square(bits.TrailingZeros64(pieces))
 		b := uint64(1) << to
 		// The board mask leaves a border on every side, so a step never
 		// wraps to a valid square.
 		for froms := (b<<8 | b>>8 | b<<1 | b>>1) & empty; froms != 0; froms &= froms - 1 {
-			buf = append(buf, step{from: model.Square(bits.TrailingZeros64(froms)), to: to})
+			buf = append(buf, step{from: geister.Square(bits.TrailingZeros64(froms)), to: to})
 		}
 	}
 	return buf

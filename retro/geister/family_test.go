@@ -6,7 +6,8 @@ import (
 	"sort"
 	"testing"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // TestFamilyMatchesRank is an exhaustive comparison over sampled positions
@@ -17,26 +18,26 @@ import (
 // RankOriented's index and orientation.
 func TestFamilyMatchesRank(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 6))
-	var rk model.Ranker
+	var rk geistertb.Ranker
 	samples := 300
 	if raceEnabled {
 		samples = 40
 	}
-	for _, m := range model.Materials() {
+	for _, m := range geistertb.Materials() {
 		if m.Total() > 7 {
 			continue
 		}
 		for n := 0; n < samples; n++ {
-			p, err := model.Unrank(m, rng.Uint64N(m.Entries()))
+			p, err := geistertb.Unrank(m, rng.Uint64N(m.Entries()))
 			if err != nil {
 				t.Fatal(err)
 			}
 			f := turn(p)
 			for _, mv := range p.Moves(nil) {
-				if mv.Capture != model.Empty {
+				if mv.Capture != geister.Empty {
 					continue
 				}
-				_, want, err := model.Rank(p.Play(mv))
+				_, want, err := geistertb.Rank(p.Play(mv))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -45,7 +46,7 @@ func TestFamilyMatchesRank(t *testing.T) {
 				}
 			}
 			type ranked struct {
-				q   model.Position
+				q   geister.Position
 				idx uint64
 				mir bool
 			}
@@ -54,7 +55,7 @@ func TestFamilyMatchesRank(t *testing.T) {
 				if bits.OnesCount64(q.Opp()) != bits.OnesCount64(p.Own()) {
 					continue
 				}
-				_, idx, mir, err := model.RankOriented(q)
+				_, idx, mir, err := geistertb.RankOriented(q)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // TestPartIndex checks the partitioned index of every partitionable
@@ -14,7 +15,7 @@ import (
 // to the same part and entry and that at finds by entry (every part at
 // total 4, a sample of the parts above).
 func TestPartIndex(t *testing.T) {
-	for _, m := range model.Materials() {
+	for _, m := range geistertb.Materials() {
 		if m.Total() > 6 || !Partitionable(m) {
 			continue
 		}
@@ -26,10 +27,10 @@ func TestPartIndex(t *testing.T) {
 		if raceEnabled {
 			step = []int{4: 7, 5: 101, 6: 997}[m.Total()]
 		}
-		var rk model.Ranker
+		var rk geistertb.Ranker
 		for p := 0; p < NumParts; p += step {
 			n := uint64(0)
-			lay.walk(p, func(j uint64, pos model.Position) bool {
+			lay.walk(p, func(j uint64, pos geister.Position) bool {
 				if j != n {
 					t.Fatalf("%v part %d: entry %d after %d", m, p, j, n)
 				}
@@ -39,10 +40,10 @@ func TestPartIndex(t *testing.T) {
 				n++
 				if _, idx, _, err := rk.Rank(pos); err != nil {
 					t.Fatalf("%v part %d entry %d: %v not in the obsblk index: %v", m, p, j, pos, err)
-				} else if q, err := model.Unrank(m, idx); err != nil || (q != pos && q != pos.Mirror()) {
+				} else if q, err := geistertb.Unrank(m, idx); err != nil || (q != pos && q != pos.Mirror()) {
 					t.Fatalf("%v part %d entry %d: %v ranks to %d, which is %v", m, p, j, pos, idx, q)
 				}
-				for _, x := range []model.Position{pos, pos.Mirror()} {
+				for _, x := range []geister.Position{pos, pos.Mirror()} {
 					if c, cp, cj := lay.canonical(x); c != pos || cp != p || cj != j {
 						t.Fatalf("%v part %d entry %d: %v is canonical %v part %d entry %d", m, p, j, x, c, cp, cj)
 					}
@@ -61,11 +62,11 @@ func TestPartIndex(t *testing.T) {
 // the repacked table with the reference's sha256 (SHA256SUMS).
 func TestBuildPartsTotal4(t *testing.T) {
 	dir := t.TempDir()
-	m := model.Material{PB: 1, PR: 1, OB: 1, OR: 1}
+	m := geistertb.Material{PB: 1, PR: 1, OB: 1, OR: 1}
 	var st PartStats
 	opts := BuildOptions{Out: dir, Workers: 2, MemLimit: baseMemory + 64*PartMemory(m),
-		OnParts: func(_ []model.Material, s PartStats) { st = s }}
-	if err := buildPairParts(context.Background(), opts, []model.Material{m}, t.Logf); err != nil {
+		OnParts: func(_ []geistertb.Material, s PartStats) { st = s }}
+	if err := buildPairParts(context.Background(), opts, []geistertb.Material{m}, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	checkOutput(t, dir, m, referenceSums(t))
@@ -87,10 +88,10 @@ func TestBuildPartsTotal5(t *testing.T) {
 	if err := Build(ctx, BuildOptions{Out: dir, UptoTotal: 4}); err != nil {
 		t.Fatal(err)
 	}
-	pr := []model.Material{{PB: 1, PR: 1, OB: 2, OR: 1}, {PB: 2, PR: 1, OB: 1, OR: 1}}
+	pr := []geistertb.Material{{PB: 1, PR: 1, OB: 2, OR: 1}, {PB: 2, PR: 1, OB: 1, OR: 1}}
 	var st PartStats
 	opts := BuildOptions{Out: dir, MemLimit: baseMemory + int64(pr[0].Entries())*2/5 + int64(pr[0].Entries())/8,
-		OnParts: func(_ []model.Material, s PartStats) { st = s }}
+		OnParts: func(_ []geistertb.Material, s PartStats) { st = s }}
 	if err := buildPairParts(ctx, opts, pr, t.Logf); err != nil {
 		t.Fatal(err)
 	}

@@ -13,19 +13,20 @@ import (
 
 	units "github.com/docker/go-units"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // partitioned reports whether Build makes pair pr in parts: when a memory
 // limit is set that the in-memory solve of the pair would exceed and the
 // pair has one red a side.
-func partitioned(opts BuildOptions, pr []model.Material) bool {
+func partitioned(opts BuildOptions, pr []geistertb.Material) bool {
 	return opts.MemLimit > 0 && solveMemory(pr)+baseMemory > opts.MemLimit && Partitionable(pr[0])
 }
 
 // partitionedMemory is the least memory a partitioned build of pr needs:
 // the tables it captures into, the fewest resident parts, one encoder.
-func partitionedMemory(opts BuildOptions, pr []model.Material) int64 {
+func partitionedMemory(opts BuildOptions, pr []geistertb.Material) int64 {
 	var held, part int64
 	for _, d := range Dependencies(pr[0]) {
 		held += int64(d.Entries())
@@ -45,7 +46,7 @@ func partitionedMemory(opts BuildOptions, pr []model.Material) int64 {
 // part by part to a file per material, and then repacked into obsblk
 // order, a range of the table per pass over that file, as large a range as
 // the memory allows.
-func buildPairParts(ctx context.Context, opts BuildOptions, pr []model.Material, logf func(string, ...any)) error {
+func buildPairParts(ctx context.Context, opts BuildOptions, pr []geistertb.Material, logf func(string, ...any)) error {
 	var tabs Tables
 	var held int64
 	for _, d := range Dependencies(pr[0]) {
@@ -63,8 +64,8 @@ func buildPairParts(ctx context.Context, opts BuildOptions, pr []model.Material,
 	defer restore()
 
 	// Each material's values in part order, as the parts finish.
-	vfiles := map[model.Material]*os.File{}
-	vbufs := map[model.Material]*bufio.Writer{}
+	vfiles := map[geistertb.Material]*os.File{}
+	vbufs := map[geistertb.Material]*bufio.Writer{}
 	for _, m := range pr {
 		f, err := os.CreateTemp(opts.Out, "."+m.FileName()+".parts*")
 		if err != nil {
@@ -76,7 +77,7 @@ func buildPairParts(ctx context.Context, opts BuildOptions, pr []model.Material,
 	}
 	var valuesWritten int64
 	st, err := SolveParts(ctx, &tabs, pr[0], avail, opts.Out, Options{Workers: opts.Workers, Progress: opts.Progress},
-		func(m model.Material, _ int, values []byte) error {
+		func(m geistertb.Material, _ int, values []byte) error {
 			valuesWritten += int64(len(values))
 			_, err := vbufs[m].Write(values)
 			return err
@@ -130,7 +131,7 @@ func buildPairParts(ctx context.Context, opts BuildOptions, pr []model.Material,
 // from its values in part order in parts, using at most memory bytes for
 // the range of the table made in one pass. It returns the bytes read from
 // parts and the raw file's sha256.
-func repack(ctx context.Context, dir string, m model.Material, parts *os.File, memory int64, workers int) (int64, [sha256.Size]byte, error) {
+func repack(ctx context.Context, dir string, m geistertb.Material, parts *os.File, memory int64, workers int) (int64, [sha256.Size]byte, error) {
 	var sum [sha256.Size]byte
 	entries := m.Entries()
 	lay := newPartLayout(m)
@@ -155,7 +156,7 @@ func repack(ctx context.Context, dir string, m model.Material, parts *os.File, m
 					}
 					read.Add(int64(len(buf)))
 					var rerr error
-					lay.walk(p, func(j uint64, pos model.Position) bool {
+					lay.walk(p, func(j uint64, pos geister.Position) bool {
 						_, idx, _, err := rk.Rank(pos)
 						if err != nil {
 							rerr = err
@@ -189,11 +190,11 @@ func repack(ctx context.Context, dir string, m model.Material, parts *os.File, m
 		return read.Load(), sum, err
 	}
 	defer f.Close()
-	mf, sum, err := model.ManifestFrom(m, bufio.NewReaderSize(f, 1<<20))
+	mf, sum, err := geistertb.ManifestFrom(m, bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		return read.Load(), sum, err
 	}
-	err = writeAtomic(dir, m.FileName()+model.ManifestSuffix, func(w io.Writer) error {
+	err = writeAtomic(dir, m.FileName()+geistertb.ManifestSuffix, func(w io.Writer) error {
 		_, err := w.Write(mf)
 		return err
 	})

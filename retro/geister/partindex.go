@@ -3,7 +3,8 @@ package geister
 import (
 	"math/bits"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // The partitioned build's index, for a material with one red a side. A
@@ -25,11 +26,11 @@ const NumParts = 18 * 35
 // squares lists the 36 board squares in increasing bit order, and
 // squareNum numbers them back (0..35 on the board).
 var (
-	squares   [36]model.Square
+	squares   [36]geister.Square
 	squareNum [64]int8
 	// leftSquares are the 18 squares of columns A..C in increasing order,
 	// and leftNum numbers them back (-1 off the left half).
-	leftSquares [18]model.Square
+	leftSquares [18]geister.Square
 	leftNum     [64]int8
 	// choose[n][k] is C(n, k) for n <= 36, k <= 4.
 	choose [37][5]uint64
@@ -41,13 +42,13 @@ func init() {
 	}
 	n, l := 0, 0
 	for s := 0; s < 64; s++ {
-		if model.BoardMask&(1<<s) == 0 {
+		if geister.BoardMask&(1<<s) == 0 {
 			continue
 		}
-		squares[n], squareNum[s] = model.Square(s), int8(n)
+		squares[n], squareNum[s] = geister.Square(s), int8(n)
 		n++
 		if s%8 <= 3 {
-			leftSquares[l], leftNum[s] = model.Square(s), int8(l)
+			leftSquares[l], leftNum[s] = geister.Square(s), int8(l)
 			l++
 		}
 	}
@@ -63,25 +64,25 @@ func init() {
 // parts: each side has exactly one red. With two or more reds a side the
 // reds alone can stand symmetrically, and such a part would need the blues
 // to break the mirror tie, which this layout does not do.
-func Partitionable(m model.Material) bool {
+func Partitionable(m geistertb.Material) bool {
 	return m.Valid() && m.PR == 1 && m.OR == 1
 }
 
 // partLayout numbers the entries of one partitionable material.
 type partLayout struct {
-	m        model.Material
+	m        geistertb.Material
 	size     uint64 // entries per part
 	oppBlues uint64 // C(34-PB, OB): opponent blue placements per own one
 }
 
-func newPartLayout(m model.Material) partLayout {
+func newPartLayout(m geistertb.Material) partLayout {
 	nb := choose[34-m.PB][m.OB]
 	return partLayout{m: m, size: choose[34][m.PB] * nb, oppBlues: nb}
 }
 
 // part returns the part of the position with own red r and opponent red s,
 // r on the left half.
-func partOf(r, s model.Square) int {
+func partOf(r, s geister.Square) int {
 	sn := int(squareNum[s])
 	if squareNum[s] > squareNum[r] {
 		sn--
@@ -90,7 +91,7 @@ func partOf(r, s model.Square) int {
 }
 
 // partReds returns the squares of the two reds of part p.
-func partReds(p int) (r, s model.Square) {
+func partReds(p int) (r, s geister.Square) {
 	r = leftSquares[p/35]
 	sn := p % 35
 	if sn >= int(squareNum[r]) {
@@ -116,21 +117,21 @@ func ordinalRank(set, free uint64) uint64 {
 // canonical returns p or its mirror image, whichever has its own red on
 // the left half, with its part and its entry inside the part. p must have
 // one red a side.
-func (l *partLayout) canonical(p model.Position) (model.Position, int, uint64) {
-	r := model.Square(bits.TrailingZeros64(p.OwnRed))
+func (l *partLayout) canonical(p geister.Position) (geister.Position, int, uint64) {
+	r := geister.Square(bits.TrailingZeros64(p.OwnRed))
 	if leftNum[r] < 0 {
 		p = p.Mirror()
-		r = model.Square(bits.TrailingZeros64(p.OwnRed))
+		r = geister.Square(bits.TrailingZeros64(p.OwnRed))
 	}
-	s := model.Square(bits.TrailingZeros64(p.OppRed))
-	free := model.BoardMask &^ (p.OwnRed | p.OppRed)
+	s := geister.Square(bits.TrailingZeros64(p.OppRed))
+	free := geister.BoardMask &^ (p.OwnRed | p.OppRed)
 	within := ordinalRank(p.OwnBlue, free)*l.oppBlues + ordinalRank(p.OppBlue, free&^p.OwnBlue)
 	return p, partOf(r, s), within
 }
 
 // deposit places the members of ord (positions among list) on their
 // squares.
-func deposit(ord uint64, list *[36]model.Square) uint64 {
+func deposit(ord uint64, list *[36]geister.Square) uint64 {
 	var b uint64
 	for ; ord != 0; ord &= ord - 1 {
 		b |= 1 << list[bits.TrailingZeros64(ord)]
@@ -139,10 +140,10 @@ func deposit(ord uint64, list *[36]model.Square) uint64 {
 }
 
 // freeList lists the squares of free in increasing order.
-func freeList(free uint64, list *[36]model.Square) {
+func freeList(free uint64, list *[36]geister.Square) {
 	n := 0
 	for ; free != 0; free &= free - 1 {
-		list[n] = model.Square(bits.TrailingZeros64(free))
+		list[n] = geister.Square(bits.TrailingZeros64(free))
 		n++
 	}
 }
@@ -157,10 +158,10 @@ func nextSubset(x uint64) uint64 {
 
 // walk calls fn for every entry of part p in order, with its position.
 // fn returns false to stop.
-func (l *partLayout) walk(p int, fn func(j uint64, pos model.Position) bool) {
+func (l *partLayout) walk(p int, fn func(j uint64, pos geister.Position) bool) {
 	r, s := partReds(p)
-	free := model.BoardMask &^ (1<<r | 1<<s)
-	var fl, fl2 [36]model.Square
+	free := geister.BoardMask &^ (1<<r | 1<<s)
+	var fl, fl2 [36]geister.Square
 	freeList(free, &fl)
 	pb, ob := l.m.PB, l.m.OB
 	j := uint64(0)
@@ -168,7 +169,7 @@ func (l *partLayout) walk(p int, fn func(j uint64, pos model.Position) bool) {
 		own := deposit(a, &fl)
 		freeList(free&^own, &fl2)
 		for c := uint64(1)<<ob - 1; c < 1<<(34-pb); c = nextSubset(c) {
-			if !fn(j, model.Position{OwnBlue: own, OwnRed: 1 << r, OppBlue: deposit(c, &fl2), OppRed: 1 << s}) {
+			if !fn(j, geister.Position{OwnBlue: own, OwnRed: 1 << r, OppBlue: deposit(c, &fl2), OppRed: 1 << s}) {
 				return
 			}
 			j++
@@ -177,12 +178,12 @@ func (l *partLayout) walk(p int, fn func(j uint64, pos model.Position) bool) {
 }
 
 // at returns the position of entry j of part p, as walk gives it.
-func (l *partLayout) at(p int, j uint64) model.Position {
+func (l *partLayout) at(p int, j uint64) geister.Position {
 	r, s := partReds(p)
-	free := model.BoardMask &^ (1<<r | 1<<s)
+	free := geister.BoardMask &^ (1<<r | 1<<s)
 	own := unrankAmong(j/l.oppBlues, l.m.PB, free)
 	opp := unrankAmong(j%l.oppBlues, l.m.OB, free&^own)
-	return model.Position{OwnBlue: own, OwnRed: 1 << r, OppBlue: opp, OppRed: 1 << s}
+	return geister.Position{OwnBlue: own, OwnRed: 1 << r, OppBlue: opp, OppRed: 1 << s}
 }
 
 // unrankAmong returns the set of k squares of free with colex rank rank
@@ -220,8 +221,8 @@ func parentParts(p int, buf []int) []int {
 	r, s := partReds(p)
 	buf = buf[:0]
 	sb := uint64(1) << s
-	for cand := (sb | sb<<8 | sb>>8 | sb<<1 | sb>>1) & model.BoardMask &^ (1 << r); cand != 0; cand &= cand - 1 {
-		ns := model.Square(bits.TrailingZeros64(cand))
+	for cand := (sb | sb<<8 | sb>>8 | sb<<1 | sb>>1) & geister.BoardMask &^ (1 << r); cand != 0; cand &= cand - 1 {
+		ns := geister.Square(bits.TrailingZeros64(cand))
 		own, opp := 63-ns, 63-r
 		if leftNum[own] < 0 {
 			own, opp = mirrorSquare(own), mirrorSquare(opp)
@@ -232,6 +233,6 @@ func parentParts(p int, buf []int) []int {
 }
 
 // mirrorSquare maps a square to its left-right mirror image.
-func mirrorSquare(s model.Square) model.Square {
+func mirrorSquare(s geister.Square) geister.Square {
 	return s&^7 | (7 - s&7)
 }

@@ -12,7 +12,8 @@ import (
 	"time"
 	"unsafe"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // PartStats reports what a partitioned solve moved between memory and its
@@ -66,7 +67,7 @@ type partSolver struct {
 
 // PartMemory returns the memory one part of m's pair takes in a
 // partitioned solve.
-func PartMemory(m model.Material) int64 {
+func PartMemory(m geistertb.Material) int64 {
 	l := newPartLayout(m)
 	return int64(l.size + (l.size+3)/4*4)
 }
@@ -81,7 +82,7 @@ const minResidentParts = 6
 // (removed before it returns). The values are returned part by part
 // through emit, once per material, in part order, and not stored in tabs,
 // which must hold the tables of Dependencies(m).
-func SolveParts(ctx context.Context, tabs *Tables, m model.Material, memory int64, dir string, opts Options, emit func(m model.Material, p int, values []byte) error) (PartStats, error) {
+func SolveParts(ctx context.Context, tabs *Tables, m geistertb.Material, memory int64, dir string, opts Options, emit func(m geistertb.Material, p int, values []byte) error) (PartStats, error) {
 	if !Partitionable(m) {
 		return PartStats{}, fmt.Errorf("geister: %v cannot be built in parts: it needs one red a side", m)
 	}
@@ -300,7 +301,7 @@ func (s *partSolver) run(ctx context.Context) error {
 			rk := &s.rankers[w]
 			hiVal, hiCap := 0, 0
 			var decided uint64
-			lay.walk(p, func(j uint64, pos model.Position) bool {
+			lay.walk(p, func(j uint64, pos geister.Position) bool {
 				var v uint8
 				var st uint32
 				if v, st, err = s.initEntry(rk, pos); err != nil {
@@ -331,7 +332,7 @@ func (s *partSolver) run(ctx context.Context) error {
 		}
 		s.progress("init", 0, scanned.Load())
 	}
-	for d := 2; d <= model.Horizon; d++ {
+	for d := 2; d <= geistertb.Horizon; d++ {
 		if d-1 > assigned.get() && d > pendingMax.get() {
 			break
 		}

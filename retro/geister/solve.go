@@ -10,17 +10,18 @@ import (
 	"sync/atomic"
 	"time"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 )
 
 // Tables holds finished tables in memory, one byte per entry in obsblk
 // order, by material. The zero value is empty and ready to use.
 type Tables struct {
-	t [model.NumMaterials][]byte
+	t [geistertb.NumMaterials][]byte
 }
 
 // Get returns the values of m, or false when they are not held.
-func (ts *Tables) Get(m model.Material) ([]byte, bool) {
+func (ts *Tables) Get(m geistertb.Material) ([]byte, bool) {
 	if !m.Valid() {
 		return nil, false
 	}
@@ -30,9 +31,9 @@ func (ts *Tables) Get(m model.Material) ([]byte, bool) {
 
 // Set stores the values of m. It fails when their length is not the
 // material's entry count, since every lookup trusts that length.
-func (ts *Tables) Set(m model.Material, values []byte) error {
+func (ts *Tables) Set(m geistertb.Material, values []byte) error {
 	if !m.Valid() {
-		return fmt.Errorf("%w: %v", model.ErrNoMaterial, m)
+		return fmt.Errorf("%w: %v", geistertb.ErrNoMaterial, m)
 	}
 	if uint64(len(values)) != m.Entries() {
 		return fmt.Errorf("geister: %v has %d entries, got %d values", m, m.Entries(), len(values))
@@ -42,7 +43,7 @@ func (ts *Tables) Set(m model.Material, values []byte) error {
 }
 
 // Drop forgets the values of m so that their memory can be reused.
-func (ts *Tables) Drop(m model.Material) {
+func (ts *Tables) Drop(m geistertb.Material) {
 	if m.Valid() {
 		ts.t[m.ID()] = nil
 	}
@@ -57,9 +58,9 @@ var ErrMissingTable = errors.New("geister: table needed by the build is missing"
 // move takes an opponent blue or red, and the child is seen from the other
 // side. Materials left without a blue or a red are decided by the rules and
 // are not listed.
-func Dependencies(m model.Material) []model.Material {
-	var out []model.Material
-	add := func(d model.Material) {
+func Dependencies(m geistertb.Material) []geistertb.Material {
+	var out []geistertb.Material
+	add := func(d geistertb.Material) {
 		if !d.Valid() {
 			return
 		}
@@ -70,9 +71,9 @@ func Dependencies(m model.Material) []model.Material {
 		}
 		out = append(out, d)
 	}
-	for _, x := range []model.Material{m, m.Swap()} {
-		add(model.Material{PB: x.OB - 1, PR: x.OR, OB: x.PB, OR: x.PR})
-		add(model.Material{PB: x.OB, PR: x.OR - 1, OB: x.PB, OR: x.PR})
+	for _, x := range []geistertb.Material{m, m.Swap()} {
+		add(geistertb.Material{PB: x.OB - 1, PR: x.OR, OB: x.PB, OR: x.PR})
+		add(geistertb.Material{PB: x.OB, PR: x.OR - 1, OB: x.PB, OR: x.PR})
 	}
 	return out
 }
@@ -80,7 +81,7 @@ func Dependencies(m model.Material) []model.Material {
 // Progress reports how far a solve has come.
 type Progress struct {
 	// Materials are the one or two materials being solved.
-	Materials []model.Material
+	Materials []geistertb.Material
 	// Phase is "init" (every entry scanned once), "layer" (distances
 	// assigned in increasing order) or "done".
 	Phase string
@@ -109,7 +110,7 @@ const chunk = 1 << 14
 // solver holds the working state of one pair of materials in two bytes
 // per entry, which is what the reference builder's two value arrays cost.
 type solver struct {
-	mats [2]model.Material
+	mats [2]geistertb.Material
 	n    int // 1 when the material is its own twin, else 2
 	// val holds, for a decided entry, its value. For an undecided entry
 	// it holds the auxiliary value: for an entry with a capture into a
@@ -124,7 +125,7 @@ type solver struct {
 	state   [2][]uint32
 	tabs    *Tables
 	workers int
-	rankers []model.Ranker // one per worker
+	rankers []geistertb.Ranker // one per worker
 	start   time.Time
 	report  func(Progress)
 	decided atomic.Uint64
@@ -155,9 +156,9 @@ const solveBytesPerEntry = 2
 // both in tabs, which must already hold every table of Dependencies(m). The
 // values are final when Solve returns nil; on cancellation tabs is left
 // unchanged and ctx's error is returned.
-func Solve(ctx context.Context, tabs *Tables, m model.Material, opts Options) error {
+func Solve(ctx context.Context, tabs *Tables, m geistertb.Material, opts Options) error {
 	if !m.Valid() {
-		return fmt.Errorf("%w: %v", model.ErrNoMaterial, m)
+		return fmt.Errorf("%w: %v", geistertb.ErrNoMaterial, m)
 	}
 	for _, d := range Dependencies(m) {
 		if _, ok := tabs.Get(d); !ok {
@@ -203,31 +204,31 @@ func newSolver(tabs *Tables, workers int) *solver {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &solver{tabs: tabs, workers: workers, rankers: make([]model.Ranker, workers)}
+	return &solver{tabs: tabs, workers: workers, rankers: make([]geistertb.Ranker, workers)}
 }
 
 // cursor walks a material's table in index order, unranking each
 // observation once for all its colourings (its BlockSize entries).
 type cursor struct {
-	rk    *model.Ranker
-	m     model.Material
+	rk    *geistertb.Ranker
+	m     geistertb.Material
 	bs    uint64
 	outer uint64
-	blk   []model.Position
+	blk   []geister.Position
 }
 
-func newCursor(rk *model.Ranker, m model.Material) *cursor {
+func newCursor(rk *geistertb.Ranker, m geistertb.Material) *cursor {
 	return &cursor{rk: rk, m: m, bs: m.BlockSize(), outer: ^uint64(0)}
 }
 
 // at returns the canonical position of entry i, as model.Unrank does.
-func (c *cursor) at(i uint64) (model.Position, error) {
+func (c *cursor) at(i uint64) (geister.Position, error) {
 	o := i / c.bs
 	if o != c.outer {
 		var err error
 		if c.blk, err = c.rk.UnrankBlock(c.m, o, c.blk[:0]); err != nil {
 			c.outer = ^uint64(0)
-			return model.Position{}, err
+			return geister.Position{}, err
 		}
 		c.outer = o
 	}
@@ -269,7 +270,7 @@ func (s *solver) progressSometimes(phase string, layer int, done uint64) {
 
 // slot returns the index into val of material m, or -1 when m is not one of
 // the pair.
-func (s *solver) slot(m model.Material) int {
+func (s *solver) slot(m geistertb.Material) int {
 	if m == s.mats[0] {
 		return 0
 	}
@@ -321,8 +322,8 @@ func (s *solver) parallel(ctx context.Context, n uint64, fn func(w int, lo, hi u
 // captureValue returns the value of c, the position after a capture, from
 // c's side to move: by the rules when a side has run out of a colour, else
 // from the finished table of c's material.
-func (s *solver) captureValue(rk *model.Ranker, c model.Position) (uint8, error) {
-	m := c.Material()
+func (s *solver) captureValue(rk *geistertb.Ranker, c geister.Position) (uint8, error) {
+	m := geistertb.MaterialOf(c)
 	if !m.Valid() {
 		v, ok := c.Terminal()
 		if !ok {
@@ -407,7 +408,7 @@ func (s *solver) run(ctx context.Context) error {
 	// Layers: every entry of value d is decided in layer d (or earlier,
 	// when its value is already certain), from the entries of value d-1
 	// and from the auxiliary values.
-	for d := 2; d <= model.Horizon; d++ {
+	for d := 2; d <= geistertb.Horizon; d++ {
 		if d-1 > assigned.get() && d > pending.get() {
 			break
 		}
@@ -449,16 +450,16 @@ func (s *solver) run(ctx context.Context) error {
 // without a capture. An undecided entry's value byte is its auxiliary
 // value; with noLoss, an odd one is the distance at which a capture into a
 // loss wins.
-func (s *solver) initEntry(rk *model.Ranker, p model.Position) (uint8, uint32, error) {
+func (s *solver) initEntry(rk *geistertb.Ranker, p geister.Position) (uint8, uint32, error) {
 	if tv, ok := p.Terminal(); ok {
 		return tv, stateDecided, nil
 	}
-	var mv [32]model.Move
+	var mv [32]geister.Move
 	var caps [32]uint8
 	moves := p.Moves(mv[:0])
 	same, nc, minLoss, maxWin, draw := 0, 0, 0, 0, false
 	for _, mo := range moves {
-		if mo.Capture == model.Empty {
+		if mo.Capture == geister.Empty {
 			same++
 			continue
 		}
@@ -486,12 +487,12 @@ func (s *solver) initEntry(rk *model.Ranker, p model.Position) (uint8, uint32, e
 	case same == 0:
 		// Nothing moves into this entry's twin without a capture, so no
 		// counter of it is ever needed.
-		if v := model.Backup(caps[:nc], false); v != 0 {
+		if v := geistertb.Backup(caps[:nc], false); v != 0 {
 			return v, stateDecided, nil
 		}
 		return 0, noLoss, nil
 	case minLoss > 0:
-		if minLoss+1 <= model.Horizon {
+		if minLoss+1 <= geistertb.Horizon {
 			return uint8(minLoss + 1), noLoss, nil
 		}
 		return 0, noLoss, nil
@@ -505,7 +506,7 @@ func (s *solver) initEntry(rk *model.Ranker, p model.Position) (uint8, uint32, e
 // visits every parent move into them, in the orientation the parent's entry
 // stores, so that each move of an entry's own move list (computed from
 // Unrank) is visited exactly once, as its counter expects.
-func (s *solver) expand(rk *model.Ranker, k int, lo, hi uint64, d int) error {
+func (s *solver) expand(rk *geistertb.Ranker, k int, lo, hi uint64, d int) error {
 	v := uint8(d - 1)
 	val, state := s.val[k], s.state[k]
 	pk := s.other(k)
@@ -625,7 +626,7 @@ func visitParent(word *uint32, shift uint64, won bool) (changed, marked bool) {
 
 // symmetricObservation reports whether p's board with the opponent colours
 // hidden is its own mirror image.
-func symmetricObservation(p model.Position) bool {
+func symmetricObservation(p geister.Position) bool {
 	m := p.Mirror()
 	return m.OwnBlue == p.OwnBlue && m.OwnRed == p.OwnRed && m.OppBlue|m.OppRed == p.OppBlue|p.OppRed
 }
@@ -684,7 +685,7 @@ func decideRange(val []byte, state []uint32, lo, hi uint64, d int) (int, uint64)
 				nv = max(d, int(val[i])+1)
 			}
 			st &^= stateMarked
-			if nv != 0 && nv <= model.Horizon {
+			if nv != 0 && nv <= geistertb.Horizon {
 				val[i] = uint8(nv)
 				st |= stateDecided
 				top = max(top, nv)

@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	model "github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
 )
 
 // TestTotal5 builds every material up to 5 pieces (id000..id004, 45 M
@@ -24,7 +24,7 @@ func TestTotal5(t *testing.T) {
 	}
 	sums := referenceSums(t)
 	for id := 0; id <= 4; id++ {
-		m, err := model.MaterialByID(id)
+		m, err := geistertb.MaterialByID(id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -118,7 +118,8 @@ func mustOpen(t *testing.T, src source.Source, name string) source.Object {
 }
 
 // TestNoReadAhead: a read fetches exactly the blocks it overlaps, in one
-// request, and nothing after them (the rule against prefetching).
+// request, and nothing after them (probes are small random reads, so
+// reading ahead would only waste the budget and the link).
 func TestNoReadAhead(t *testing.T) {
 	data := pattern(10 * 4096)
 	f := &fake{data: map[string][]byte{"x": data}}

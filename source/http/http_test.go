@@ -410,7 +410,7 @@ func TestWrongRange(t *testing.T) {
 }
 
 // TestOneRequestPerRead: a cold read inside an object is one GET, whatever
-// its size (the requirement for tablebase access).
+// its size: a cold probe of a remote table should cost about one round trip.
 func TestOneRequestPerRead(t *testing.T) {
 	url, requests := fixtureServer(t, func(inner http.Handler) http.Handler { return inner })
 	src, _ := srchttp.New(url, srchttp.Options{OpenRead: -1})

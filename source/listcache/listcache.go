@@ -1,7 +1,7 @@
 // Package listcache answers "is there such an object?" without a request
 // where it can. A table search asks for many names that do not exist (each
 // table kind's folder, then the root; the sub-tables of materials a set
-// leaves out), and over object storage every such miss used to cost a round
+// leaves out), and over object storage each such miss would cost a round
 // trip per process. The wrapper lists the source once, in the background,
 // when the first object is opened; once the listing is in, a name it does not
 // hold fails with source.ErrNotFound at once, and a source that cannot list

@@ -23,9 +23,9 @@ func TestConformance(t *testing.T) {
 
 // TestCounts: each call that reaches the wrapped source is counted once,
 // bytes are what the reads returned, and neither io.EOF at the end nor a
-// missing object is an error: both are answers (issue 20: every probe of a
-// material with no table raised the transport error count, so an alert on
-// it fired on normal traffic).
+// missing object is an error: both are answers (a probe of a material
+// with no table is normal traffic, and an alert on the transport error
+// count must not fire on it).
 func TestCounts(t *testing.T) {
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)

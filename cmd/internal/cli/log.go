@@ -8,7 +8,7 @@ import (
 // NewLogger is the one log format of both binaries: log/slog's text
 // handler (key=value, a time on every line) on w, at level and above.
 // Program output (answers, "listening on", "mounted on") is not logged:
-// it goes to standard output as before.
+// it goes to standard output, where scripts read it.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }

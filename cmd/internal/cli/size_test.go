@@ -35,11 +35,11 @@ func TestParseSize(t *testing.T) {
 		{"32Tb", 32 * tib, "go-units"},
 		{"32P", 32 * pib, "go-units"},
 		{"32.3 mb", 33869004, "go-units: int64(32.3 * MiB)"},
-		{"64mb", 64 * mib, "issue 20: 64mb worked in tbprobe and failed in tbfs"},
+		{"64mb", 64 * mib, "go-units; README: 64mb is 64 MiB in every command"},
 		{"64MiB", 64 * mib, "tbprobe --cache-size help text"},
-		{"1.5G", 3 * gib / 2, "issue 20: 1.5G worked only in geister build --mem"},
-		{"1T", tib, "issue 20: T worked only in geister build --mem"},
-		{" 512K ", 512 * kib, "surrounding space is trimmed, as the old parsers did"},
+		{"1.5G", 3 * gib / 2, "go-units; README: 1.5G is 1.5 GiB in every command"},
+		{"1T", tib, "go-units: T is TiB"},
+		{" 512K ", 512 * kib, "surrounding space is trimmed (a value quoted with its spaces)"},
 	} {
 		got, err := ParseSize(tc.in)
 		if err != nil || got != tc.want {

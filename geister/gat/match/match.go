@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 )
 

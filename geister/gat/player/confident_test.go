@@ -6,7 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
@@ -19,7 +20,7 @@ type tally struct{ wins, losses int }
 // from the tables' values of each colouring's moves (tb.Moves, one
 // full-information position at a time: the arbiter). ok is false when a
 // child lacks a table.
-func tallies(t *testing.T, tb *geister.Tablebase, b gat.Board) (map[[2]geister.Square]tally, bool) {
+func tallies(t *testing.T, tb *geistertb.Tablebase, b gat.Board) (map[[2]geister.Square]tally, bool) {
 	t.Helper()
 	ctx := context.Background()
 	obs, err := b.Observation()
@@ -33,7 +34,7 @@ func tallies(t *testing.T, tb *geister.Tablebase, b gat.Board) (map[[2]geister.S
 	out := map[[2]geister.Square]tally{}
 	for _, c := range cols {
 		ms, err := tb.Moves(ctx, c.Position)
-		if errors.Is(err, geister.ErrNoTable) {
+		if errors.Is(err, geistertb.ErrNoTable) {
 			return nil, false
 		}
 		if err != nil {
@@ -43,9 +44,9 @@ func tallies(t *testing.T, tb *geister.Tablebase, b gat.Board) (map[[2]geister.S
 			k := [2]geister.Square{mv.From, mv.To}
 			s := out[k]
 			switch mv.Result.Outcome {
-			case geister.Win:
+			case geistertb.Win:
 				s.wins++
-			case geister.Loss:
+			case geistertb.Loss:
 				s.losses++
 			}
 			out[k] = s
@@ -135,10 +136,11 @@ func TestConfidentCountsWins(t *testing.T) {
 // A won game is not walked round a cycle: from two starts the tables value
 // as wins for the first player, each in both colourings of the opponent's
 // two pieces (each row one colouring; its value is checked here), the
-// table player, against itself, used to go round a 4-ply cycle until the
-// 300-move draw. Now it never moves from the same position three times
-// while the tables choose its moves, and no game ends in the 300-move
-// draw (it may still lose: it cannot see the colours).
+// table player, against itself, could go round a 4-ply cycle until the
+// 300-move draw were a repeated board not counted as drawn. It never moves
+// from the same position three times while the tables choose its moves,
+// and no game ends in the 300-move draw (it may still lose: it cannot see
+// the colours).
 func TestTablesLeaveCycles(t *testing.T) {
 	if !testenv.HasShared(t, "geister", "tables") {
 		t.Skip("the shared total-5 tables are not here")

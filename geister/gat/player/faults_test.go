@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
 )

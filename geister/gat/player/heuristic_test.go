@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
 )

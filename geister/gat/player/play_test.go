@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/match"
 	"github.com/tbfs/tbfs/geister/gat/player"
@@ -31,7 +32,7 @@ func listen(t *testing.T) net.Listener {
 }
 
 // openTables opens the tables in dirs.
-func openTables(t testing.TB, dirs ...string) *geister.Tablebase {
+func openTables(t testing.TB, dirs ...string) *geistertb.Tablebase {
 	t.Helper()
 	var srcs []source.Source
 	for _, d := range dirs {
@@ -42,7 +43,7 @@ func openTables(t testing.TB, dirs ...string) *geister.Tablebase {
 		t.Cleanup(func() { s.Close() })
 		srcs = append(srcs, s)
 	}
-	tb, err := geister.Open(geister.Options{}, srcs...)
+	tb, err := geistertb.Open(geistertb.Options{}, srcs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ type stats struct {
 // colouring, the move keeps the win: the child is a loss in exactly v-1
 // plies for the opponent (or the move wins at once). And once it stands on
 // such a win and keeps choosing that way, it wins within v plies.
-func checkKeepsWins(t *testing.T, tb *geister.Tablebase, g game, tp int, st *stats) {
+func checkKeepsWins(t *testing.T, tb *geistertb.Tablebase, g game, tp int, st *stats) {
 	t.Helper()
 	ctx := context.Background()
 	decisions := g.outcomes[tp].Decisions

@@ -14,7 +14,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 )
 

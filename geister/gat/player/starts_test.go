@@ -6,7 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
@@ -54,7 +55,7 @@ func (f *fromWin) add(o fromWin) {
 
 // judge checks game g for every seat a table player took (checkKeepsWins)
 // and counts it in f.
-func judge(t *testing.T, tb *geister.Tablebase, g game, pols [2]player.Policy, st *stats, f *fromWin) {
+func judge(t *testing.T, tb *geistertb.Tablebase, g game, pols [2]player.Policy, st *stats, f *fromWin) {
 	t.Helper()
 	for seat, p := range pols {
 		if _, ok := p.(*player.Tables); ok {
@@ -66,7 +67,7 @@ func judge(t *testing.T, tb *geister.Tablebase, g game, pols [2]player.Policy, s
 
 // count adds game g, with the table player in seat tp, to f. The tables
 // are the arbiter of "a won position".
-func (f *fromWin) count(t *testing.T, tb *geister.Tablebase, g game, tp int) {
+func (f *fromWin) count(t *testing.T, tb *geistertb.Tablebase, g game, tp int) {
 	t.Helper()
 	f.seats++
 	stood := false

@@ -7,7 +7,8 @@ import (
 	"math/bits"
 	"sync"
 
-	"github.com/tbfs/tbfs/format/geister"
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 )
 
@@ -35,7 +36,7 @@ import (
 // it plays one game at a time.
 type Tables struct {
 	// TB answers the probes; nil means the heuristic alone.
-	TB *geister.Tablebase
+	TB *geistertb.Tablebase
 	// Red names the four own pieces (0..7) made red at the start; the
 	// zero value (not a valid setup) means DefaultRed.
 	Red [4]int
@@ -114,7 +115,7 @@ func (t *Tables) Choose(ctx context.Context, b gat.Board) (Choice, error) {
 	if t.moved == nil {
 		t.moved = map[placement]int{}
 	}
-	if t.TB != nil && obs.Material().Valid() {
+	if t.TB != nil && geistertb.ObservationMaterial(obs).Valid() {
 		ov, err := t.TB.ObservationValues(ctx, obs)
 		switch {
 		case err == nil:
@@ -122,7 +123,7 @@ func (t *Tables) Choose(ctx context.Context, b gat.Board) (Choice, error) {
 				t.moved[after(obs, mv)]++
 				return c, nil
 			}
-		case errors.Is(err, geister.ErrNoTable):
+		case errors.Is(err, geistertb.ErrNoTable):
 		case ctx.Err() != nil:
 			return Choice{}, ctx.Err()
 		default:
@@ -141,20 +142,20 @@ func (t *Tables) Choose(ctx context.Context, b gat.Board) (Choice, error) {
 }
 
 // fromTables applies rules 2 and 3 to the tables' answer.
-func (t *Tables) fromTables(b gat.Board, obs geister.Observation, ov *geister.ObservationValues) (Choice, geister.Move, bool) {
+func (t *Tables) fromTables(b gat.Board, obs geister.Observation, ov *geistertb.ObservationValues) (Choice, geister.Move, bool) {
 	var wins, draws, losses int
 	for _, c := range ov.Colourings {
 		switch c.Result.Outcome {
-		case geister.Win:
+		case geistertb.Win:
 			wins++
-		case geister.Loss:
+		case geistertb.Loss:
 			losses++
 		default:
 			draws++
 		}
 	}
 	summary := fmt.Sprintf("%d colourings: %d won, %d drawn, %d lost", len(ov.Colourings), wins, draws, losses)
-	choose := func(ms geister.MoveSummary, reason, note string) (Choice, geister.Move, bool) {
+	choose := func(ms geistertb.MoveSummary, reason, note string) (Choice, geister.Move, bool) {
 		i := b.At(ms.From.X(), ms.From.Y())
 		if i < 0 || i >= 8 {
 			return Choice{}, geister.Move{}, false
@@ -171,14 +172,14 @@ func (t *Tables) fromTables(b gat.Board, obs geister.Observation, ov *geister.Ob
 		}
 	}
 	best, bestNote := -1, ""
-	var bestKey geister.MoveSummary
+	var bestKey geistertb.MoveSummary
 	for i, ms := range ov.Moves {
 		if ms.Missing > 0 {
 			continue
 		}
 		key, note := ms, ""
 		if n := t.moved[after(obs, ms.Move)]; n >= repeatLimit {
-			key = geister.MoveSummary{Move: ms.Move, Draws: ms.Wins + ms.Draws + ms.Losses}
+			key = geistertb.MoveSummary{Move: ms.Move, Draws: ms.Wins + ms.Draws + ms.Losses}
 			note = fmt.Sprintf("; its board was reached %d times already, so it counts as a draw", n)
 		}
 		if best < 0 || better(key, bestKey) {
@@ -197,7 +198,7 @@ func (t *Tables) fromTables(b gat.Board, obs geister.Observation, ov *geister.Ob
 // the wins only when some move loses nowhere, so where every move loses
 // somewhere it can prefer a move that wins in no colouring to one that
 // wins in some; here the wins always count.
-func better(a, b geister.MoveSummary) bool {
+func better(a, b geistertb.MoveSummary) bool {
 	if a.Losses != b.Losses {
 		return a.Losses < b.Losses
 	}

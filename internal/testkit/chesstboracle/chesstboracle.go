@@ -83,6 +83,35 @@ func Read(tb testing.TB, path string) []Row {
 	return rows
 }
 
+// Position returns the position the row's values describe: the FEN, or
+// for a children.tsv row the FEN with the move played (Play threads the
+// clock as the reference does: 0 after a capture or pawn move, one more
+// otherwise).
+func (r Row) Position() (chess.Position, error) {
+	pos, err := chess.ParseFEN(r.FEN)
+	if err != nil {
+		return chess.Position{}, fmt.Errorf("%s: %w", r.Where, err)
+	}
+	if r.Move == "" {
+		return pos, nil
+	}
+	m, err := pos.ParseMove(r.Move)
+	if err != nil {
+		return chess.Position{}, fmt.Errorf("%s: move %s: %w", r.Where, r.Move, err)
+	}
+	return pos.Play(m), nil
+}
+
+// WantPosition is Position failing the test on a malformed row.
+func (r Row) WantPosition(tb testing.TB) chess.Position {
+	tb.Helper()
+	pos, err := r.Position()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pos
+}
+
 // HasForm reports whether the table folder form reproduces the row.
 func (r Row) HasForm(form string) bool {
 	for f := range strings.SplitSeq(r.Forms, ",") {

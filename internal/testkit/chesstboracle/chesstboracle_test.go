@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 )
 
 func ip(v int) *int { return &v }
 
 // TestParse checks the parser against hand-written rows shaped as
-// /work/shared/chesstb/README.md describes the columns: its printed example
+// ../shared/chesstb/README.md describes the columns: its printed example
 // (KPK at clock 80: wdl=WIN dtz=19 dtc=WIN/5/19 dtm=51 dtm50=WIN/51), the
 // fixed answer for a move leaving bare kings (DRAW 0 DRAW/0/0 0 DRAW/0),
 // a checkmated side to move (LOSE, dtz 0, LOSE/0/0, dtm 0, LOSE/0), and a
@@ -155,5 +156,26 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tt.errHas)
 			}
 		})
+	}
+}
+
+// TestPosition: a probe.tsv row describes its FEN, a children.tsv row the
+// position after its move, where the rules of chess say a pawn push leaves
+// the other side to move with the half-move clock at 0; a move that is not
+// legal there is an error naming the row.
+func TestPosition(t *testing.T) {
+	const fen = "8/8/8/k7/8/8/K4P2/8 w - - 80 1"
+	root := chesstboracle.Row{Where: "probe.tsv:2", FEN: fen}
+	if pos := root.WantPosition(t); pos.FEN() != fen {
+		t.Errorf("root %s, want %s", pos.FEN(), fen)
+	}
+	child := chesstboracle.Row{Where: "children.tsv:2", FEN: fen, Move: "f2f4"}
+	pos := child.WantPosition(t)
+	if pos.SideToMove() != chess.Black || pos.HalfmoveClock() != 0 || !strings.HasPrefix(pos.FEN(), "8/8/8/k7/5P2/8/K7/8 b ") {
+		t.Errorf("after f2f4: %s, want the pawn on f4, Black to move, clock 0", pos.FEN())
+	}
+	bad := chesstboracle.Row{Where: "children.tsv:3", FEN: fen, Move: "f2f5"}
+	if _, err := bad.Position(); err == nil || !strings.Contains(err.Error(), "children.tsv:3") {
+		t.Errorf("illegal move: %v, want an error naming the row", err)
 	}
 }

@@ -15,8 +15,9 @@ import (
 // packages and the server's GameServer (RandomPlayer imports the server
 // package), none of which depend on a library outside the JDK; nothing of
 // the reference is kept. The test is skipped when TBFS_GAT_REFERENCE is
-// unset (CI has no copy: the reference is never committed) and, through
-// Tool, when it is set but there is no JDK.
+// unset (the reference is never committed; README.md says how to get a
+// checkout) and, through Tool, when it is set but there is no JDK (under
+// CI, where a missing tool fails the test instead).
 func GATReference(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("TBFS_GAT_REFERENCE")

@@ -1,17 +1,21 @@
-package geister
+package geister_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	geistertb "github.com/tbfs/tbfs/format/geister"
+	"github.com/tbfs/tbfs/geister"
+	"github.com/tbfs/tbfs/internal/testkit/geisteroracle"
 )
 
 // TestMovesOracle checks the legal moves and children of every parent in
 // moves.tsv (reference move generator): the same set of moves, each with
 // the reference's child board, material, index and terminal answer.
 func TestMovesOracle(t *testing.T) {
-	rows := oracle(t, "moves.tsv")
-	byParent := map[string][]oracleRow{}
+	rows := geisteroracle.Shared(t, "moves.tsv")
+	byParent := map[string][]geisteroracle.Row{}
 	var order []string
 	for _, r := range rows {
 		if _, ok := byParent[r["board"]]; !ok {
@@ -20,11 +24,11 @@ func TestMovesOracle(t *testing.T) {
 		byParent[r["board"]] = append(byParent[r["board"]], r)
 	}
 	for _, board := range order {
-		p, err := ParseBoard(board)
+		p, err := geister.ParseBoard(board)
 		if err != nil {
 			t.Fatalf("ParseBoard(%q): %v", board, err)
 		}
-		want := map[string]oracleRow{}
+		want := map[string]geisteroracle.Row{}
 		for _, r := range byParent[board] {
 			want[r["from"]+r["to"]] = r
 		}
@@ -39,7 +43,7 @@ func TestMovesOracle(t *testing.T) {
 				continue
 			}
 			capture := "-"
-			if mv.Capture != Empty {
+			if mv.Capture != geister.Empty {
 				capture = string(mv.Capture.Letter())
 			}
 			if mv.Dir.String() != r["dir"] || capture != r["capture"] {
@@ -49,8 +53,8 @@ func TestMovesOracle(t *testing.T) {
 			if c.String() != r["child_board"] {
 				t.Errorf("%s %v: child %s, oracle %s", p, mv, c, r["child_board"])
 			}
-			if c.Material().String() != r["child_material"] {
-				t.Errorf("%s %v: child material %v, oracle %s", p, mv, c.Material(), r["child_material"])
+			if geistertb.MaterialOf(c).String() != r["child_material"] {
+				t.Errorf("%s %v: child material %v, oracle %s", p, mv, geistertb.MaterialOf(c), r["child_material"])
 			}
 			v, term := c.Terminal()
 			if term != (r["child_terminal"] == "1") {
@@ -59,11 +63,11 @@ func TestMovesOracle(t *testing.T) {
 				t.Errorf("%s %v: terminal child value %d, oracle %s", p, mv, v, r["child_value"])
 			}
 			if r["child_id"] == "-1" {
-				if _, _, err := Rank(c); err == nil {
+				if _, _, err := geistertb.Rank(c); err == nil {
 					t.Errorf("%s %v: child %s ranks, oracle has no table", p, mv, c)
 				}
 			} else {
-				cm, idx, err := Rank(c)
+				cm, idx, err := geistertb.Rank(c)
 				if err != nil || fmt.Sprint(cm.ID()) != r["child_id"] || fmt.Sprint(idx) != r["child_obsblk_rank"] {
 					t.Errorf("%s %v: child rank %d %d %v, oracle %s %s", p, mv, cm.ID(), idx, err, r["child_id"], r["child_obsblk_rank"])
 				}
@@ -98,7 +102,7 @@ func TestTerminal(t *testing.T) {
 		{"....../....../....../....../....../.....b", 1, true, "empty own side: no red counts first"},
 	}
 	for _, tc := range tests {
-		p, err := ParseBoard(tc.board)
+		p, err := geister.ParseBoard(tc.board)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.board, err)
 		}
@@ -109,35 +113,13 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
-// TestBackupRule checks Backup against the rule of FORMAT.md §2 on
-// hand-made child lists.
-func TestBackupRule(t *testing.T) {
-	tests := []struct {
-		children []uint8
-		lastBlue bool
-		want     uint8
-	}{
-		{[]uint8{2, 5, 0}, true, 1},
-		{[]uint8{3, 4, 8, 0}, false, 5},
-		{[]uint8{3, 5, 1}, false, 6},
-		{[]uint8{3, 0, 1}, false, 0},
-		{[]uint8{210, 7}, false, 0},
-		{[]uint8{209, 7}, false, 210},
-	}
-	for _, tc := range tests {
-		if got := Backup(tc.children, tc.lastBlue); got != tc.want {
-			t.Errorf("Backup(%v, %v) = %d, want %d", tc.children, tc.lastBlue, got, tc.want)
-		}
-	}
-}
-
 // TestMoveGeometry checks, for every square, that a lone piece has exactly
 // the steps the rules allow (on the board, one square orthogonally).
 func TestMoveGeometry(t *testing.T) {
 	for y := 0; y < 6; y++ {
 		for x := 0; x < 6; x++ {
-			s := SquareAt(x, y)
-			p := Position{OwnRed: s.Bit()}
+			s := geister.SquareAt(x, y)
+			p := geister.Position{OwnRed: s.Bit()}
 			want := 4
 			if x == 0 || x == 5 {
 				want--
@@ -164,9 +146,9 @@ func TestMoveGeometry(t *testing.T) {
 // undone by an unmove of its child.
 func TestUnmoves(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, m := range Materials() {
+	for _, m := range geistertb.Materials() {
 		for range 20 {
-			q, err := Unrank(m, rng.Uint64N(m.Entries()))
+			q, err := geistertb.Unrank(m, rng.Uint64N(m.Entries()))
 			if err != nil {
 				t.Fatal(err)
 			}
