@@ -8,16 +8,17 @@ import (
 	"github.com/tbfs/tbfs/format/chesstb"
 )
 
-// Opened is the set of formats whose tables the prober was given.
-func (p *Prober) Opened() Format {
-	var f Format
-	if p.ctb != nil {
-		f |= Chesstb
+// ChesstbHolds reports whether a chesstb table of kind k holds pos's
+// material (chesstb.Tablebase.Holds), false when no chesstb tables are
+// opened or they cannot tell.
+func (p *Prober) ChesstbHolds(ctx context.Context, pos *chess.Position, k chesstb.Kind) (bool, error) {
+	h, ok := p.ctb.(interface {
+		Holds(ctx context.Context, pos *chess.Position, k chesstb.Kind) (bool, error)
+	})
+	if !ok {
+		return false, nil
 	}
-	if p.syz != nil {
-		f |= Syzygy
-	}
-	return f
+	return h.Holds(ctx, pos, k)
 }
 
 // SyzygyAnswer is the Syzygy tables' own answer for pos, read even where

@@ -152,9 +152,9 @@ func lilaDTZ(res *chessprobe.Result) (dtz int, precise bool) {
 // positionOf fills the lila fields of a position from its probe, clock
 // being its half-move clock and before that of the position before it
 // (see render.CategoryAt). res is nil when no table answers; lv is its
-// lilaValue, ok false where lila finds no table (dtz null). chesstb says
-// whether chesstb tables are read, the only DTM here.
-func positionOf(pos *chess.Position, res *chessprobe.Result, lv lilaValue, ok bool, chesstb bool, clock, before int) Position {
+// lilaValue, ok false where lila finds no table (dtz null); dtm whether
+// lila has a DTM for it (see boardDTM).
+func positionOf(pos *chess.Position, res *chessprobe.Result, lv lilaValue, ok, dtm bool, clock, before int) Position {
 	p := Position{
 		Checkmate: pos.IsCheckmate(), Stalemate: pos.IsStalemate(),
 		InsufficientMaterial: pos.InsufficientMaterial(), Category: Unknown,
@@ -180,15 +180,9 @@ func positionOf(pos *chess.Position, res *chessprobe.Result, lv lilaValue, ok bo
 		// chesstb's, or the board's (a mate, stalemate or bare kings).
 		p.ChesstbDTZ = v.DTZ
 	}
-	p.DTM, p.DTCPair, p.DTM50 = v.DTM, v.DTC, v.DTM50
-	switch {
-	case p.Checkmate:
-		// lila's DTM (Prophet's) is null for a mated side: its 0 is a draw's.
-		p.DTM = nil
-	case res.Formats == 0 && !chesstb:
-		// A stalemate or bare kings, answered by the rules: without DTM
-		// tables lila has no DTM for it.
-		p.DTM = nil
+	p.DTCPair, p.DTM50 = v.DTC, v.DTM50
+	if dtm {
+		p.DTM = v.DTM
 	}
 	p.Formats = v.Formats
 	return p
@@ -241,15 +235,15 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 		}
 		a.Error = err.Error()
 	}
-	withChesstb := true
-	if bp, ok := p.(BoardProber); ok {
-		withChesstb = bp.Opened()&chessprobe.Chesstb != 0
-	}
 	lv, ok, err := lilaValueOf(ctx, p, pos, res)
 	if err != nil {
 		return nil, err
 	}
-	a.Position = positionOf(pos, res, lv, ok, withChesstb, clock, clock-1)
+	dtm, err := boardDTM(ctx, p, pos, res)
+	if err != nil {
+		return nil, err
+	}
+	a.Position = positionOf(pos, res, lv, ok, dtm, clock, clock-1)
 	moves := pos.LegalMoves(nil)
 	// lila meets the moves in shakmaty's order; ties of its sort keep it
 	// here.
@@ -264,15 +258,19 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 		if err != nil {
 			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
 		}
+		cdtm, err := boardDTM(ctx, p, &child, cres)
+		if err != nil {
+			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
+		}
 		mv := Move{
 			UCI: m.UCI(), SAN: pos.SAN(m), Zeroing: pos.IsZeroing(m),
 			Conversion: pos.IsCapture(m) || m.Promotion() != chess.NoPieceType,
-			Position:   positionOf(&child, cres, clv, cok, withChesstb, child.HalfmoveClock(), clock),
+			Position:   positionOf(&child, cres, clv, cok, cdtm, child.HalfmoveClock(), clock),
 			promotion:  m.Promotion(),
 		}
 		mv.rule = mv.Category
 		if clock >= 100 {
-			mv.rule = positionOf(&child, cres, clv, cok, withChesstb, child.HalfmoveClock(), 0).Category
+			mv.rule = positionOf(&child, cres, clv, cok, cdtm, child.HalfmoveClock(), 0).Category
 		}
 		if pos.IsCapture(m) {
 			mv.capture = chess.Pawn

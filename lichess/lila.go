@@ -8,19 +8,22 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/chessprobe"
+	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/render"
 )
 
-// BoardProber is a Prober that also reads the Syzygy tables for positions
+// BoardProber is a Prober that also tells which tables hold a position
 // the board settles (checkmate, stalemate), which Probe answers from the
-// rules alone. lila-tablebase reads the tables there too, so over Syzygy
-// tables alone its dtz of such a position is null when no table holds the
-// material, and a mated side's precise_dtz null when the table stores that
-// value in moves. *chessprobe.Prober is one.
+// rules alone. lila-tablebase reads the tables there too, so where only
+// Syzygy tables hold the material its dtz is the table's (a mated side's
+// precise_dtz null when the table stores that value in moves), where none
+// does its dtz is null, and without DTM tables its dtm is null.
+// *chessprobe.Prober is one.
 type BoardProber interface {
 	Prober
-	// Opened is the set of formats the prober reads.
-	Opened() chessprobe.Format
+	// ChesstbHolds reports whether a chesstb table of the kind holds the
+	// position's material.
+	ChesstbHolds(ctx context.Context, pos *chess.Position, k chesstb.Kind) (bool, error)
 	// SyzygyAnswer is the Syzygy tables' answer for the position, an
 	// error wrapping chesstb.ErrNoTable where none holds it.
 	SyzygyAnswer(ctx context.Context, pos *chess.Position) (*chessprobe.SyzygyAnswer, error)
@@ -38,16 +41,26 @@ type lilaValue struct {
 
 // lilaValueOf gives pos's lilaValue from its probe res (nil when no table
 // holds pos). ok is false where lila would find no table (its dtz null;
-// for a mainline, a 404). Over Syzygy tables alone a position the board
-// settles takes the Syzygy tables' own answer, as lila's; where chesstb
-// is read it takes the rules' exact one (a mated side -1, a stalemate 0).
-// The error is only a failure to read the tables.
+// for a mainline, a 404). A position the board settles takes, where no
+// chesstb table holds its material, the Syzygy tables' own answer, as
+// lila's; where one does, the rules' exact one (a mated side -1, a
+// stalemate 0). The error is only a failure to read the tables.
 func lilaValueOf(ctx context.Context, p Prober, pos *chess.Position, res *chessprobe.Result) (v lilaValue, ok bool, err error) {
 	if res == nil {
 		return v, false, nil
 	}
-	if bp, is := p.(BoardProber); is && res.Formats == 0 && (res.Checkmate || res.Stalemate) &&
-		bp.Opened()&chessprobe.Chesstb == 0 {
+	if bp, is := p.(BoardProber); is && boardSettled(res) {
+		held, err := bp.ChesstbHolds(ctx, pos, chesstb.KindWDL)
+		if err != nil {
+			return v, false, &tableError{err}
+		}
+		if held {
+			v = lilaValue{wdl: res.WDL, precise: true, hasDTZ: true}
+			if res.Checkmate {
+				v.dtz = -1
+			}
+			return v, true, nil
+		}
 		s, err := bp.SyzygyAnswer(ctx, pos)
 		switch {
 		case err != nil && render.Answerable(err):
@@ -63,6 +76,33 @@ func lilaValueOf(ctx context.Context, p Prober, pos *chess.Position, res *chessp
 		v.hasDTZ = true
 	}
 	return v, true, nil
+}
+
+// boardDTM reports whether lila would have a DTM for the position res
+// describes: not for a mated side (its DTM tables report a mate as 0,
+// which lila reserves for a draw), and for another position the board
+// settles (a stalemate, bare kings) only where a DTM table holds its
+// material.
+func boardDTM(ctx context.Context, p Prober, pos *chess.Position, res *chessprobe.Result) (bool, error) {
+	switch bp, is := p.(BoardProber); {
+	case res == nil:
+		return false, nil
+	case res.Checkmate:
+		return false, nil
+	case is && res.Formats == 0:
+		held, err := bp.ChesstbHolds(ctx, pos, chesstb.KindDTM)
+		if err != nil {
+			return false, &tableError{err}
+		}
+		return held, nil
+	}
+	return true, nil
+}
+
+// boardSettled reports a checkmate or stalemate that Probe answered from
+// the rules alone.
+func boardSettled(res *chessprobe.Result) bool {
+	return res.Formats == 0 && (res.Checkmate || res.Stalemate)
 }
 
 // lilaProbe probes pos and gives its lilaValue; ok is false where no
