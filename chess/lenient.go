@@ -20,9 +20,10 @@ const lightSquares Bitboard = 0x55aa55aa55aa55aa
 //     ignored; at most two per side);
 //   - a castling right without its king on e1/e8 and rook on the corner is
 //     dropped, as is an en-passant square no double push explains;
-//   - a piece letter may carry a ~ (Crazyhouse's promoted mark), and a
-//     Three-check field (3+3 or +0+0) may stand before or after the clocks;
-//     both are ignored;
+//   - a piece letter may carry a ~ (Crazyhouse's promoted mark), the
+//     placement may end in a Crazyhouse pocket ([Qn] or a ninth /-part),
+//     and a Three-check field (3+3 or +0+0) may stand before or after the
+//     clocks; all are ignored;
 //   - clocks past what a position holds are saturated.
 //
 // The position must still be one a game can reach as shakmaty judges it:
@@ -36,7 +37,11 @@ func ParseFENLenient(s string) (Position, error) {
 	if len(fields) == 0 {
 		return p, fmt.Errorf("%w: empty", ErrBadFEN)
 	}
-	if err := p.parsePlacement(fields[0], true); err != nil {
+	placement, err := withoutPocket(fields[0])
+	if err != nil {
+		return Position{}, err
+	}
+	if err := p.parsePlacement(placement, true); err != nil {
 		return Position{}, err
 	}
 	fields = fields[1:]
@@ -113,6 +118,31 @@ func ParseFENLenient(s string) (Position, error) {
 		return Position{}, err
 	}
 	return p, nil
+}
+
+// withoutPocket strips a Crazyhouse pocket from a placement field, as
+// shakmaty reads one: a [...] suffix, or what follows an eighth '/', at
+// most 64 piece letters.
+func withoutPocket(field string) (string, error) {
+	board, pocket := field, ""
+	if strings.HasSuffix(field, "]") {
+		i := strings.IndexByte(field, '[')
+		if i < 0 {
+			return "", fmt.Errorf("%w: placement %q ends in ] without [", ErrBadFEN, field)
+		}
+		board, pocket = field[:i], field[i+1:len(field)-1]
+	} else if parts := strings.SplitN(field, "/", 9); len(parts) == 9 {
+		board, pocket = strings.Join(parts[:8], "/"), parts[8]
+	}
+	if len(pocket) > 64 {
+		return "", fmt.Errorf("%w: pocket of %d pieces", ErrBadFEN, len(pocket))
+	}
+	for i := 0; i < len(pocket); i++ {
+		if _, ok := pieceFromLetter(pocket[i]); !ok {
+			return "", fmt.Errorf("%w: bad character %q in the pocket", ErrBadFEN, pocket[i])
+		}
+	}
+	return board, nil
 }
 
 // parsePlacement reads the piece placement field into p; with marks, a

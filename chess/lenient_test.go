@@ -42,8 +42,13 @@ func TestParseFENLenient(t *testing.T) {
 		{"board only", "8/8/8/8/8/8/8/K1k5", "8/8/8/8/8/8/8/K1k5 w - - 0 1", nil},
 		{"underscores", "8/8/8/8/8/8/8/K1k5__b_-_-_7_0", "8/8/8/8/8/8/8/K1k5 b - - 7 1", nil},
 		{"negative clock", "8/8/8/8/8/8/8/K1k5 w - - -1 1", "", chess.ErrBadFEN},
-		// Crazyhouse's ~ and Three-check's fields are read and ignored.
+		// Crazyhouse's ~ and pockets and Three-check's fields are read and
+		// ignored (Chess::from_setup drops them).
 		{"promoted mark", "6k1/8/8/8/8/8/8/KQ~6 w - - 0 1", "6k1/8/8/8/8/8/8/KQ6 w - - 0 1", nil},
+		{"pocket in brackets", "6k1/8/8/8/8/8/8/KQ6[Qn] w - - 0 1", "6k1/8/8/8/8/8/8/KQ6 w - - 0 1", nil},
+		{"pocket after a slash", "6k1/8/8/8/8/8/8/KQ6/qN w - - 0 1", "6k1/8/8/8/8/8/8/KQ6 w - - 0 1", nil},
+		{"empty pocket", "6k1/8/8/8/8/8/8/KQ6[] w - - 0 1", "6k1/8/8/8/8/8/8/KQ6 w - - 0 1", nil},
+		{"bad pocket", "6k1/8/8/8/8/8/8/KQ6[X] w - - 0 1", "", chess.ErrBadFEN},
 		{"checks before clocks", "8/8/8/8/8/8/8/K1k5 w - - 3+3 5 9", "8/8/8/8/8/8/8/K1k5 w - - 5 9", nil},
 		{"checks after clocks", "8/8/8/8/8/8/8/K1k5 w - - 5 9 +1+2", "8/8/8/8/8/8/8/K1k5 w - - 5 9", nil},
 		{"two checks fields", "8/8/8/8/8/8/8/K1k5 w - - 3+3 5 9 +1+2", "", chess.ErrBadFEN},
