@@ -118,3 +118,29 @@ func TestParseFENLenientAgreesWithStrict(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFENLenient checks that whatever ParseFENLenient accepts is a
+// position ParseFEN accepts too, its FEN read back as the same position:
+// leniency drops what is wrong, it never keeps it.
+func FuzzParseFENLenient(f *testing.F) {
+	for _, s := range []string{
+		chess.StartFEN, "r3k2r/8/8/8/8/8/8/R3K2R w HAha - 0 1", "8/8/8/3pP3/8/4k3/8/K7 w - e6 0 1",
+		"4k3/8/8/8/8/8/8/KQ6 w KQ - 0 1", "6k1/8/8/8/8/8/8/KQ~6[Qn] w - - 3+3 0 1", "8/8/8/8/8/8/8/K1k5__b",
+		"4k3/8/8/8/8/8/8/RR2K2R w ABH - 0 1", "1k6/8/8/8/8/8/PPPPPPPP/KB1B4 w - - 0 1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := chess.ParseFENLenient(s)
+		if err != nil {
+			return
+		}
+		q, err := chess.ParseFEN(p.FEN())
+		if err != nil {
+			t.Fatalf("%q read as %s, which ParseFEN refuses: %v", s, p.FEN(), err)
+		}
+		if q != p {
+			t.Fatalf("%q read as %s, which ParseFEN reads as %s", s, p.FEN(), q.FEN())
+		}
+	})
+}
