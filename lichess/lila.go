@@ -18,7 +18,9 @@ import (
 // Syzygy tables hold the material its dtz is the table's (a mated side's
 // precise_dtz null when the table stores that value in moves), where none
 // does its dtz is null, and without DTM tables its dtm is null.
-// *chessprobe.Prober is one.
+// *chessprobe.Prober is one; with a Prober that is not, such positions
+// take the rules' values (a mated side's dtz -1, a stalemate's 0, both
+// precise, and the prober's DTM).
 type BoardProber interface {
 	Prober
 	// ChesstbHolds reports whether a chesstb table of the kind holds the
