@@ -63,35 +63,8 @@ func ParseFEN(s string) (Position, error) {
 	if len(fields) > 6 {
 		return p, fmt.Errorf("%w: %d fields, at most 6", ErrBadFEN, len(fields))
 	}
-	ranks := strings.Split(fields[0], "/")
-	if len(ranks) != 8 {
-		return p, fmt.Errorf("%w: placement has %d ranks, want 8", ErrBadFEN, len(ranks))
-	}
-	for i, row := range ranks {
-		r := 7 - i
-		f := 0
-		for j := 0; j < len(row); j++ {
-			ch := row[j]
-			if ch >= '1' && ch <= '8' {
-				f += int(ch - '0')
-				if f > 8 {
-					return p, fmt.Errorf("%w: rank %d has more than 8 squares", ErrBadFEN, r+1)
-				}
-				continue
-			}
-			pc, ok := pieceFromLetter(ch)
-			if !ok {
-				return p, fmt.Errorf("%w: bad character %q in rank %d", ErrBadFEN, ch, r+1)
-			}
-			if f >= 8 {
-				return p, fmt.Errorf("%w: rank %d has more than 8 squares", ErrBadFEN, r+1)
-			}
-			p.put(pc, MakeSquare(f, r))
-			f++
-		}
-		if f != 8 {
-			return p, fmt.Errorf("%w: rank %d has %d squares, want 8", ErrBadFEN, r+1, f)
-		}
+	if err := p.parsePlacement(fields[0], false); err != nil {
+		return Position{}, err
 	}
 	p.side = White
 	if len(fields) > 1 {

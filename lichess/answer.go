@@ -151,8 +151,10 @@ func lilaDTZ(res *chessprobe.Result) (dtz int, precise bool) {
 
 // positionOf fills the lila fields of a position from its probe, clock
 // being its half-move clock and before that of the position before it
-// (see render.CategoryAt). res is nil when no table answers.
-func positionOf(pos *chess.Position, res *chessprobe.Result, clock, before int) Position {
+// (see render.CategoryAt). res is nil when no table answers; lv is its
+// lilaValue, ok false where lila finds no table (dtz null); dtm whether
+// lila has a DTM for it (see boardDTM).
+func positionOf(pos *chess.Position, res *chessprobe.Result, lv lilaValue, ok, dtm bool, clock, before int) Position {
 	p := Position{
 		Checkmate: pos.IsCheckmate(), Stalemate: pos.IsStalemate(),
 		InsufficientMaterial: pos.InsufficientMaterial(), Category: Unknown,
@@ -167,10 +169,10 @@ func positionOf(pos *chess.Position, res *chessprobe.Result, clock, before int) 
 	if v.Category != "" {
 		p.Category = Category(v.Category)
 	}
-	if res.HasDTZ || (res.Syzygy != nil && res.Syzygy.HasDTZ) {
-		d, precise := lilaDTZ(res)
+	if ok && lv.hasDTZ {
+		d := lv.dtz
 		p.DTZ = &d
-		if precise {
+		if lv.precise {
 			p.PreciseDTZ = &d
 		}
 	}
@@ -178,7 +180,10 @@ func positionOf(pos *chess.Position, res *chessprobe.Result, clock, before int) 
 		// chesstb's, or the board's (a mate, stalemate or bare kings).
 		p.ChesstbDTZ = v.DTZ
 	}
-	p.DTM, p.DTCPair, p.DTM50 = v.DTM, v.DTC, v.DTM50
+	p.DTCPair, p.DTM50 = v.DTC, v.DTM50
+	if dtm {
+		p.DTM = v.DTM
+	}
 	p.Formats = v.Formats
 	return p
 }
@@ -230,22 +235,42 @@ func Build(ctx context.Context, p Prober, pos *chess.Position) (*Answer, error) 
 		}
 		a.Error = err.Error()
 	}
-	a.Position = positionOf(pos, res, clock, clock-1)
-	for _, m := range pos.LegalMoves(nil) {
+	lv, ok, err := lilaValueOf(ctx, p, pos, res)
+	if err != nil {
+		return nil, err
+	}
+	dtm, err := boardDTM(ctx, p, pos, res)
+	if err != nil {
+		return nil, err
+	}
+	a.Position = positionOf(pos, res, lv, ok, dtm, clock, clock-1)
+	moves := pos.LegalMoves(nil)
+	// lila meets the moves in shakmaty's order; ties of its sort keep it
+	// here.
+	shakmatyOrder(pos, moves)
+	for _, m := range moves {
 		child := pos.Play(m)
 		cres, err := probe(ctx, p, &child)
 		if isTableError(err) {
 			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
 		}
+		clv, cok, err := lilaValueOf(ctx, p, &child, cres)
+		if err != nil {
+			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
+		}
+		cdtm, err := boardDTM(ctx, p, &child, cres)
+		if err != nil {
+			return nil, fmt.Errorf("after %s: %w", m.UCI(), err)
+		}
 		mv := Move{
 			UCI: m.UCI(), SAN: pos.SAN(m), Zeroing: pos.IsZeroing(m),
 			Conversion: pos.IsCapture(m) || m.Promotion() != chess.NoPieceType,
-			Position:   positionOf(&child, cres, child.HalfmoveClock(), clock),
+			Position:   positionOf(&child, cres, clv, cok, cdtm, child.HalfmoveClock(), clock),
 			promotion:  m.Promotion(),
 		}
 		mv.rule = mv.Category
 		if clock >= 100 {
-			mv.rule = positionOf(&child, cres, child.HalfmoveClock(), 0).Category
+			mv.rule = positionOf(&child, cres, clv, cok, cdtm, child.HalfmoveClock(), 0).Category
 		}
 		if pos.IsCapture(m) {
 			mv.capture = chess.Pawn

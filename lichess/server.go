@@ -89,6 +89,7 @@ type Server struct {
 	limits    Limits
 	requests  chan struct{}       // a token per request in flight
 	batchWork *semaphore.Weighted // a unit per batch position in work
+	computed  atomic.Int64        // /{variant} answers computed, for /monitor
 }
 
 // New returns a server over p with the default Limits; observe may be nil.
@@ -145,16 +146,19 @@ func (s *Server) limited(h http.HandlerFunc) http.HandlerFunc {
 // writeTimeoutKey carries the server's WriteTimeout to reply.
 type writeTimeoutKey struct{}
 
-// Handler routes the API: GET /standard, GET /standard/mainline, POST
-// /standard/batch, and OPTIONS on each for CORS preflight. Every answer
+// Handler routes the API as lila-tablebase's router does: GET
+// /{variant} and /{variant}/mainline for standard, atomic and antichess
+// (any other variant is a 400), GET /monitor, and our POST
+// /standard/batch, with OPTIONS on each for CORS preflight. Every answer
 // carries Access-Control-Allow-Origin: *, as the lichess web UI fetches
 // the tablebase cross-origin.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /standard", s.limited(s.standard))
-	mux.HandleFunc("GET /standard/mainline", s.limited(s.mainline))
+	mux.HandleFunc("GET /monitor", s.monitor)
+	mux.HandleFunc("GET /{variant}", s.limited(s.variant(s.standard, s.unknownVariant)))
+	mux.HandleFunc("GET /{variant}/mainline", s.limited(s.variant(s.mainline, s.unknownVariantMainline)))
 	mux.HandleFunc("POST /standard/batch", s.limited(s.batch))
-	for _, p := range []string{"/standard", "/standard/mainline", "/standard/batch"} {
+	for _, p := range []string{"/{variant}", "/{variant}/mainline", "/standard/batch"} {
 		mux.HandleFunc("OPTIONS "+p, preflight)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,6 +166,57 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Add("Vary", "Accept")
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// variant routes a request by its {variant} path segment: standard to
+// standard, atomic and antichess to other, anything else a 400 with
+// lila's (axum's) message.
+func (s *Server) variant(standard, other http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch v := r.PathValue("variant"); v {
+		case "standard":
+			standard(w, r)
+		case "atomic", "antichess":
+			other(w, r)
+		default:
+			replyError(w, r, http.StatusBadRequest, fmt.Errorf("Invalid URL: unknown variant `%s`, expected one of `standard`, `atomic`, `antichess`", v))
+		}
+	}
+}
+
+// unknownVariant answers /atomic and /antichess. No tables of those
+// variants are read here, nor their rules: every position is unknown, as
+// lila answers a position its variant tables do not hold, and its moves
+// are not listed. The FEN must be well-formed; a position standard chess
+// refuses may be one the variant allows.
+func (s *Server) unknownVariant(w http.ResponseWriter, r *http.Request) {
+	fen, err := parseVariantQuery(r)
+	if err != nil {
+		replyError(w, r, http.StatusBadRequest, err)
+		return
+	}
+	s.computed.Add(1)
+	reply(w, r, http.StatusOK, &Answer{FEN: fen, Position: Position{Category: Unknown}, Moves: []Move{},
+		Error: "no " + r.PathValue("variant") + " tables are served"})
+}
+
+// unknownVariantMainline answers /atomic/mainline and
+// /antichess/mainline: no table holds the position (404, lila's
+// MissingTable).
+func (s *Server) unknownVariantMainline(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseVariantQuery(r); err != nil {
+		replyError(w, r, http.StatusBadRequest, err)
+		return
+	}
+	replyError(w, r, http.StatusNotFound, fmt.Errorf("%w: no %s tables are served", errOutside, r.PathValue("variant")))
+}
+
+// monitor is lila's GET /monitor, its two counters in its InfluxDB line
+// form (text/plain): answers cached, none here, and answers computed for
+// /{variant} requests.
+func (s *Server) monitor(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintf(w, "tablebase cache=0u,cache_miss=%du", s.computed.Load())
 }
 
 // preflight answers a CORS preflight: any origin, the API's methods, and
@@ -286,27 +341,51 @@ func failureCode(err error) int {
 	return http.StatusInternalServerError
 }
 
-// parseQuery reads a position query as lila does: fen (required, '_' may
-// stand for spaces) and dtc (never, auxiliary or always; accepted and
-// ignored, as there are no op1 tables here). Other parameters are
-// ignored, as lila ignores them; a repeated fen or dtc is an error.
+// parseQuery reads a position query as lila does: fen (required, read as
+// lila reads it, see chess.ParseFENLenient) and dtc (never, auxiliary or
+// always; accepted and ignored, as there are no op1 tables here). Other
+// parameters are ignored, as lila ignores them; a repeated fen or dtc is
+// an error.
 func parseQuery(r *http.Request) (chess.Position, error) {
+	fen, err := queryFEN(r)
+	if err != nil {
+		return chess.Position{}, err
+	}
+	return chess.ParseFENLenient(fen)
+}
+
+// parseVariantQuery is parseQuery for a variant whose rules are not known
+// here: the FEN must be well-formed, but a position standard chess
+// refuses is not an error. It returns the FEN as given.
+func parseVariantQuery(r *http.Request) (string, error) {
+	fen, err := queryFEN(r)
+	if err != nil {
+		return "", err
+	}
+	if _, err := chess.ParseFENLenient(fen); errors.Is(err, chess.ErrBadFEN) {
+		return "", err
+	}
+	return fen, nil
+}
+
+// queryFEN checks a position query's parameters and returns its FEN.
+func queryFEN(r *http.Request) (string, error) {
 	q := r.URL.Query()
 	for _, k := range []string{"fen", "dtc"} {
 		if len(q[k]) > 1 {
-			return chess.Position{}, fmt.Errorf("%s given %d times", k, len(q[k]))
+			return "", fmt.Errorf("%s given %d times", k, len(q[k]))
 		}
 	}
 	switch d := q.Get("dtc"); d {
 	case "", "never", "auxiliary", "always":
 	default:
-		return chess.Position{}, fmt.Errorf("dtc=%q: want never, auxiliary or always", d)
+		return "", fmt.Errorf("dtc=%q: want never, auxiliary or always", d)
 	}
 	fen := q.Get("fen")
 	if fen == "" {
-		return chess.Position{}, errors.New("missing fen parameter")
+		return "", errors.New("missing fen parameter")
 	}
-	return chess.ParseFEN(fen)
+	return fen, nil
 }
 
 // answer builds one position's answer, telling the observer.
@@ -319,6 +398,7 @@ func (s *Server) answer(ctx context.Context, pos *chess.Position) (*Answer, erro
 
 func (s *Server) standard(w http.ResponseWriter, r *http.Request) {
 	s.withPosition(w, r, func(ctx context.Context, pos *chess.Position) {
+		s.computed.Add(1)
 		a, err := s.answer(ctx, pos)
 		if err != nil {
 			replyFailure(w, r, err)
@@ -456,7 +536,7 @@ func (s *Server) batch(w http.ResponseWriter, r *http.Request) {
 	var lastErr atomic.Value
 	for i, fen := range fens {
 		g.Go(func() error {
-			pos, err := chess.ParseFEN(fen)
+			pos, err := chess.ParseFENLenient(fen)
 			if err != nil {
 				out[i] = batchEntry{FEN: fen, Error: err.Error()}
 				return nil

@@ -129,13 +129,13 @@ func TestServeAccessLog(t *testing.T) {
 		if resp, err := client.Do(req); err == nil {
 			resp.Body.Close()
 		}
-		if resp, err := client.Get(base + "/nope"); err == nil {
+		if resp, err := client.Get(base + "/no/such/route"); err == nil {
 			resp.Body.Close()
 		}
 	})
 	for _, want := range []string{
 		"msg=request method=GET path=/standard status=200 duration=",
-		"msg=request method=GET path=/nope status=404 duration=",
+		"msg=request method=GET path=/no/such/route status=404 duration=",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("access log lacks %q:\n%s", want, log)

@@ -28,12 +28,17 @@ does, so lichess clients, chess GUIs and bots can point at it:
 
   GET  /standard?fen=FEN            the position and every move, best first
   GET  /standard/mainline?fen=FEN   the best line until mate or the 50-move draw (404 outside the tables)
+  GET  /atomic, /antichess (and /mainline under each)   lila's variant routes: no variant tables here,
+                                    so every position is unknown and its mainline a 404
+  GET  /monitor                     lila's counters, as text
   POST /standard/batch              many FENs (JSON {"fens":[...]} or one per line), answered in order
   GET  /metrics                     Prometheus: probes, latency per endpoint, cache and transport counters, Go and process
   GET  /healthz                     "ok"
 
 Answers are JSON, or CBOR for Accept: application/cbor; any origin may
-fetch them (CORS). Underscores may stand for spaces in FENs. The first
+fetch them (CORS). FENs are read as lichess reads them: underscores may
+stand for spaces, castling may be X-FEN or Shredder-FEN, and a castling
+right or en-passant square the position cannot have is dropped. The first
 line printed is the URL the server listens on. SIGINT or SIGTERM stops it:
 idle connections are closed at once, requests in flight get 5 seconds.
 
