@@ -52,15 +52,15 @@ func provedDTZ(t *testing.T, pos chess.Position, method string, syz *chessprobe.
 		}
 		return d
 	case "bound":
-		// Syzygy's value g stands for g or g+1 plies; a proof that the
-		// distance is longer than g leaves g+1.
+		// Syzygy's value g stands for g or g+1 plies; the proof decides.
 		if syz == nil || !syz.HasDTZ || syz.Precise {
 			t.Fatalf("%s: Syzygy gives no rounded DTZ to bound the distance (%+v)", pos.FEN(), syz)
 		}
-		if err := dtzproof.Beyond(ctx, pos, abs(syz.DTZ), 8); err != nil {
+		d, err := dtzproof.Rounded(ctx, pos, syz.DTZ, 8)
+		if err != nil {
 			t.Fatalf("%s: %v", pos.FEN(), err)
 		}
-		return syz.DTZ + sign(syz.DTZ)
+		return d
 	}
 	t.Fatalf("unknown method %q", method)
 	return 0

@@ -27,6 +27,10 @@ import (
 // within its bounds, or found no win or loss within the horizon.
 var ErrUnproved = errors.New("dtzproof: no proof")
 
+// ErrWithin means Beyond found the position won or lost within the plies
+// it was to prove it was not.
+var ErrWithin = errors.New("dtzproof: won or lost within the horizon")
+
 // claim is the truth of a claim about a position: proved, refuted, or
 // neither within the current bound.
 type claim uint8
@@ -103,11 +107,36 @@ func DTZ(ctx context.Context, pos chess.Position, maxPlies, mateMoves int) (int,
 	}
 }
 
+// Rounded settles a DTZ known only up to rounding: given rounded, a DTZ
+// of pos that is exact or one ply short of the truth (a Syzygy value that
+// may be rounded, signed for the side to move), it returns the exact one:
+// rounded when pos is won or lost within that many plies, else one ply
+// further from zero. Only the one question is proved (see Beyond), so it
+// reaches distances DTZ's search from the first ply cannot; the bound
+// itself is the caller's to trust.
+func Rounded(ctx context.Context, pos chess.Position, rounded, mateMoves int) (int, error) {
+	if rounded == 0 {
+		return 0, fmt.Errorf("dtzproof: %s: a rounded DTZ of 0 is a draw, not a bound", pos.FEN())
+	}
+	plies, away := rounded, 1
+	if rounded < 0 {
+		plies, away = -rounded, -1
+	}
+	err := Beyond(ctx, pos, plies, mateMoves)
+	switch {
+	case err == nil:
+		return rounded + away, nil
+	case errors.Is(err, ErrWithin):
+		return rounded, nil
+	}
+	return 0, err
+}
+
 // Beyond proves that pos is neither won nor lost within plies plies of a
 // zeroing move: its DTZ, if it has one, is longer (or pos is drawn). It
 // fails with ErrUnproved when a result the proof needs cannot be proved
-// within mateMoves, and with an error naming the distance when pos is won
-// or lost within plies.
+// within mateMoves, and with ErrWithin when pos is won or lost within
+// plies.
 func Beyond(ctx context.Context, pos chess.Position, plies, mateMoves int) error {
 	if pos.IsCheckmate() {
 		return fmt.Errorf("dtzproof: %s is checkmate", pos.FEN())
@@ -123,8 +152,7 @@ func Beyond(ctx context.Context, pos chess.Position, plies, mateMoves int) error
 		case p.err != nil:
 			return p.err
 		case lose == proved || win == proved:
-			d, err := DTZ(ctx, pos, plies, mateMoves)
-			return fmt.Errorf("dtzproof: %s has DTZ %d (%v), within %d plies", pos.FEN(), d, err, plies)
+			return fmt.Errorf("%w: %s within %d plies", ErrWithin, pos.FEN(), plies)
 		case lose == refuted && win == refuted:
 			return nil
 		case bound >= mateMoves:

@@ -62,8 +62,17 @@ func TestDTZMatchesOracle(t *testing.T) {
 		if err := dtzproof.Beyond(ctx, pos, abs(w)-1, 8); err != nil {
 			t.Errorf("%s: Beyond(%d) = %v, the oracle's DTZ being %d", fen, abs(w)-1, err, w)
 		}
-		if err := dtzproof.Beyond(ctx, pos, abs(w), 8); err == nil {
-			t.Errorf("%s: Beyond(%d) holds, the oracle's DTZ being %d", fen, abs(w), w)
+		if err := dtzproof.Beyond(ctx, pos, abs(w), 8); !errors.Is(err, dtzproof.ErrWithin) {
+			t.Errorf("%s: Beyond(%d) = %v, want ErrWithin, the oracle's DTZ being %d", fen, abs(w), err, w)
+		}
+		// A rounded value is the distance or one ply short of it.
+		for _, rounded := range []int{w, w - sign(w)} {
+			if rounded == 0 {
+				continue
+			}
+			if got, err := dtzproof.Rounded(ctx, pos, rounded, 8); err != nil || got != w {
+				t.Errorf("%s: Rounded(%d) = %d, %v; the oracle's DTZ %d", fen, rounded, got, err, w)
+			}
 		}
 	}
 }
@@ -100,6 +109,16 @@ func TestNoGuess(t *testing.T) {
 	if d, err := dtzproof.DTZ(ctx, mate, 2, 2); d != 0 || err != nil {
 		t.Errorf("checkmate: DTZ %d, %v; want 0 (chesstb's convention)", d, err)
 	}
+}
+
+func sign(n int) int {
+	switch {
+	case n > 0:
+		return 1
+	case n < 0:
+		return -1
+	}
+	return 0
 }
 
 func abs(n int) int {
