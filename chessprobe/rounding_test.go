@@ -7,9 +7,9 @@ import (
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/dtzproof"
-	"github.com/tbfs/tbfs/internal/syzygyoracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/dtzproof"
+	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // truthful reports whether a Syzygy DTZ50″ got of a plain win or loss is

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/dtzproof"
+	"github.com/tbfs/tbfs/internal/testkit/dtzproof"
 )
 
 // TestRoundedSyzygyBesideChesstb asks for the positions lichess-bot

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 

@@ -15,10 +15,10 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -58,7 +58,7 @@ func (r coldReport) String() string {
 // coldProbes probes each position with fresh state, as a fresh process
 // would: a new table set over url (behind slow) and a new one over the local
 // directory, and counts (remote wall - local wall) / delay for each.
-func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positions []chess.Position) coldReport {
+func coldProbes(t testing.TB, remote, local string, slow *mirrortest.Slow, positions []chess.Position) coldReport {
 	t.Helper()
 	ctx := context.Background()
 	var started time.Time
@@ -148,14 +148,14 @@ func BenchmarkColdRoundTrips(b *testing.B) {
 	dir := filepath.Join(testenv.Shared(b, "chesstb"), "shipped")
 	positions := coldPositions(b, dir, 40)
 	b.Run("http", func(b *testing.B) {
-		remote, slow := httptest.ServeSlowListed(b, dir, coldDelay)
+		remote, slow := mirrortest.ServeSlowListed(b, dir, coldDelay)
 		for range b.N {
 			reportCold(b, coldProbes(b, remote, dir, slow, positions))
 		}
 	})
 	// A mirror without a manifest answers a missing table only with 404s.
 	b.Run("http-unlisted", func(b *testing.B) {
-		remote, slow := httptest.ServeSlow(b, dir, coldDelay)
+		remote, slow := mirrortest.ServeSlow(b, dir, coldDelay)
 		for range b.N {
 			reportCold(b, coldProbes(b, remote, dir, slow, positions))
 		}
@@ -163,7 +163,7 @@ func BenchmarkColdRoundTrips(b *testing.B) {
 	b.Run("s3", func(b *testing.B) {
 		srv, _ := s3test.ServeDir(b, dir)
 		srv.Setenv(b)
-		endpoint, slow := httptest.ProxySlow(b, srv.Endpoint, coldDelay)
+		endpoint, slow := mirrortest.ProxySlow(b, srv.Endpoint, coldDelay)
 		remote := s3URL(endpoint)
 		for range b.N {
 			reportCold(b, coldProbes(b, remote, dir, slow, positions))
@@ -221,7 +221,7 @@ func TestColdProbeRequests(t *testing.T) {
 		defer ts.Close()
 		return ts.tb.Probe(ctx, pos)
 	}
-	remote, slow := httptest.ServeSlowListed(t, dir, 2*time.Millisecond)
+	remote, slow := mirrortest.ServeSlowListed(t, dir, 2*time.Millisecond)
 	for i, r := range rows {
 		wdl, dtz, dtm := r.Want(t)
 		got, err := probe(remote, &positions[i])

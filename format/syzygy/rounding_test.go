@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/dtzproof"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/dtzproof"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestDTZRounding checks DTZWithRounding against the values peers publish

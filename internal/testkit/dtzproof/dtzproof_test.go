@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/dtzproof"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/dtzproof"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // proofRows are positions of the chesstb oracle (probe.tsv) with short
