@@ -19,15 +19,13 @@ var ErrCorrupt = errors.New("chessprobe: Syzygy tables contradict themselves")
 // dtzBand is the 50-move limit in plies, where DTZ50″'s cursed band starts.
 const dtzBand = 100
 
-// SyzygyDTZOf is chesstb's class c and plain zeroing distance dtz (signed
-// for the side to move, as chesstb.Result gives it) written as DTZ50″. For
-// a win or loss it is the value a Syzygy DTZ table holds (up to its
-// rounding, see DTZConsistent). chesstb's DTZ has no cursed band: for a
-// cursed win or blessed loss it is 100 plus the distance where the
-// zeroing move is at most 100 plies away, as when it ends in a later
-// phase that is itself cursed, and the distance itself where it is
-// further, past 100 already; the table may hold another value of its
-// range (see DTZConsistent). A draw is 0.
+// SyzygyDTZOf writes chesstb's class c and plain zeroing distance dtz
+// (signed for the side to move, as chesstb.Result gives it) as DTZ50″. For
+// a win or loss that is the distance itself, which a Syzygy table holds up
+// to its rounding. A cursed win or blessed loss gets 100 plus a distance
+// of at most 100 plies (DTZ50″'s reading of a zeroing move into a cursed
+// later phase) and keeps a longer one; the table itself may hold any value
+// of DTZConsistent's range. A draw is 0.
 func SyzygyDTZOf(c chesstb.Category, dtz int) int {
 	d := abs(dtz)
 	if (c == chesstb.CursedWin || c == chesstb.BlessedLoss) && d <= dtzBand {
@@ -96,7 +94,9 @@ func Agree(ctb *chesstb.Result, syz *SyzygyAnswer) error {
 // over every line. DTZ50″ is the minimax of those plies plus 100 where
 // the zeroing move leads into a later phase that is itself cursed or
 // blessed (python-chess's probe_dtz: a zeroing move is n or n-100 plies
-// away), so each side may steer by another line. Every line's DTZ50″ is
+// away; the generator, syzygy1/tb's rtbgen, iterates a capture into a
+// cursed win as ply 101 beside the clean wins' own 101st ply), so each
+// side may steer by another line. Every line's DTZ50″ is
 // its plies or 100 more, so the true values hold chesstb ≤ DTZ50″ ≤
 // chesstb + 100, and nothing tighter: in 8/8/8/4K3/p7/N1N3k1/8/8 w (KNNKP)
 // chesstb's 28 plies zero into a cursed phase (DTZ50″ 128) while the

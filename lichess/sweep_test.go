@@ -155,7 +155,7 @@ func TestNoServerErrorOnOracleSweep(t *testing.T) {
 		mu       sync.Mutex
 		failures []serverFailure
 		requests int
-		codes    = map[int]int{}
+		codes    = map[string]map[int]int{}
 	)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	var wg sync.WaitGroup
@@ -178,7 +178,10 @@ func TestNoServerErrorOnOracleSweep(t *testing.T) {
 				}
 				mu.Lock()
 				requests++
-				codes[resp.StatusCode]++
+				if codes[j.endpoint] == nil {
+					codes[j.endpoint] = map[int]int{}
+				}
+				codes[j.endpoint][resp.StatusCode]++
 				if resp.StatusCode >= 500 {
 					failures = append(failures, serverFailure{j.fen, j.endpoint, resp.StatusCode, string(body)})
 				}
@@ -215,7 +218,7 @@ func TestNoServerErrorOnOracleSweep(t *testing.T) {
 			t.Errorf("%s %s: %d: %s", f.endpoint, f.fen, f.code, f.body)
 		}
 	}
-	t.Logf("%d positions (%d of the oracles, %d children; %d swept), clocks %v: %d requests, status counts %v; 5xx: %d where a table answers, %d where none does",
+	t.Logf("%d positions (%d of the oracles, %d children; %d swept), clocks %v: %d requests, statuses by endpoint %v; 5xx: %d where a table answers, %d where none does",
 		len(roots)+len(children), len(roots), len(children), len(all), sweepClocks, requests, codes, answerable, outside)
 	if answerable > 0 {
 		t.Errorf("%d answers of 5xx for positions a table answers", answerable)
