@@ -78,9 +78,12 @@ type SyzygyAnswer struct {
 	// when no DTZ table holds the material.
 	DTZ    int
 	HasDTZ bool
-	// Precise is lila-tablebase's precise_dtz rule: false where the value
-	// may be rounded (a table that stores moves rather than plies: DTZ n
-	// can then mean n or n+1 plies).
+	// Precise is false where the value may be rounded, one ply short of
+	// the truth: a table that stores moves rather than plies (DTZ n can
+	// then mean n or n+1 plies), or a value derived from a child's that may
+	// be (syzygy.Tablebase.DTZWithRounding). It is lila-tablebase's
+	// precise_dtz but for ties among such children, where lila's
+	// shakmaty-syzygy follows the first child in move order.
 	Precise bool
 }
 

@@ -253,9 +253,11 @@ func TestAgreeOnTheOracles(t *testing.T) {
 }
 
 // TestAgreeRule pins the rule's edges, each row from the conventions: the
-// DTZ50” cursed band (README of the Syzygy oracle: a zeroing move is dtz
-// or dtz-100 plies away), rounding (python-chess: n may mean n+1), and
-// WDL classes that must match exactly.
+// DTZ50” cursed band (README of the Syzygy oracle and python-chess's
+// probe_dtz: a zeroing move is dtz or dtz-100 plies away, so a line's
+// DTZ50” is its plies or 100 more), rounding (python-chess: n may mean
+// n+1; chesstb's generator: a cursed distance in the 1-byte tier may read
+// one ply short), and WDL classes that must match exactly.
 func TestAgreeRule(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -278,6 +280,21 @@ func TestAgreeRule(t *testing.T) {
 		{"blessed, chesstb's line longer", -1, -4, -1, -102, false, true},
 		{"blessed, chesstb's line shorter", -1, -4, -1, -106, false, false},
 		{"blessed out of the band", -1, -4, -1, -99, false, false},
+		// k7/2p5/2Q5/2K5/8/8/8/8 b: the table's -2 comes from Black's two
+		// children at 1, one of them stored in moves (1 standing for 2).
+		{"loss rounded through a tied child", -2, -3, -2, -2, false, true},
+		{"loss called precise, one short", -2, -3, -2, -2, true, false},
+		// KNNKP (8/8/8/4K3/p7/N1N3k1/8/8 w): chesstb's 28 plies zero
+		// into a cursed phase, the table's line into a clean win 104
+		// plies away.
+		{"cursed, the table's line cleaner and longer", 1, 28, 1, 104, false, true},
+		{"cursed, past chesstb's plies plus 100", 1, 28, 1, 130, false, false},
+		{"cursed, chesstb one short past 100", 1, 128, 1, 229, false, true},
+		{"cursed, shorter than chesstb's plies", 1, 104, 1, 102, false, false},
+		// 8/8/4K3/8/p4k2/N1N5/8/8 b (KNNKP): chesstb -105, the table -107.
+		{"blessed past 100 plies, the table longer", -1, -105, -1, -107, false, true},
+		{"blessed past 100 plies, the table shorter", -1, -105, -1, -103, false, false},
+		{"blessed past 100 plies, rounded one short", -1, -105, -1, -104, false, true},
 		{"class differs", 2, 20, 1, 120, false, false},
 		{"sign differs", 2, 5, -2, -5, false, false},
 		{"draw", 0, 0, 0, 0, true, true},

@@ -16,7 +16,8 @@ type SyzygyTables interface {
 	// clock (python-chess's probe_wdl).
 	WDL(ctx context.Context, pos *chess.Position) (int, error)
 	// DTZ is the DTZ50″ in plies, signed (python-chess's probe_dtz), and
-	// whether it is precise by lila's precise_dtz rule.
+	// whether it is precise: false where it may be one ply short of the
+	// truth (SyzygyAnswer.Precise).
 	DTZ(ctx context.Context, pos *chess.Position) (dtz int, precise bool, err error)
 	// Root is Fathom's tb_probe_root at the position's clock: every legal
 	// move with its values, in move generation order.
@@ -78,8 +79,8 @@ func (r SyzygyReader) WDL(ctx context.Context, pos *chess.Position) (int, error)
 }
 
 // DTZ is the reader's DTZ with its rounding flag (DTZWithRounding): a
-// value is precise unless the table stores it in moves, lila's
-// precise_dtz rule.
+// value is precise unless the table stores it in moves or it comes from a
+// child's value that may be rounded.
 func (r SyzygyReader) DTZ(ctx context.Context, pos *chess.Position) (int, bool, error) {
 	d, rounded, err := r.TB.DTZWithRounding(ctx, pos)
 	return d, !rounded, err

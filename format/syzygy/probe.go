@@ -282,8 +282,9 @@ func (tb *Tablebase) probeWDL(ctx context.Context, st *posStack, pos *chess.Posi
 }
 
 // probeDTZ returns pos's DTZ50″ for the side to move (Fathom's probe_dtz)
-// and whether it may be rounded: one ply less than the true distance,
-// because the table stores that class of values in moves.
+// and whether it may be rounded: one ply short of the true distance,
+// because the table stores that class of values in moves, or because the
+// value comes from a child's that may be.
 func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Position) (int, bool, error) {
 	wdl, zeroingBest, err := tb.probeWDL(ctx, st, pos)
 	if err != nil || wdl == 0 {
@@ -322,7 +323,12 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Posi
 		}
 		return wdlToDTZ[wdl+2] - d, rounded, nil
 	}
-	// The table holds the other side to move: one ply of search.
+	// The table holds the other side to move: one ply of search. The
+	// value is rounded when the child that sets it may be: for a win the
+	// shortest child, for a loss the longest. Among children tied at that
+	// value, a winner's shortest is exact if any tied child is (the others
+	// can only be longer), while a loser's longest may be one ply longer
+	// if any tied child is rounded.
 	best, bestRounded := math.MaxInt, false
 	if wdl < 0 {
 		best = wdlToDTZ[wdl+2]
@@ -342,14 +348,14 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Posi
 		switch {
 		case mate:
 			best, bestRounded = 1, false
-		case wdl > 0:
-			if v > 0 && v+1 < best {
-				best, bestRounded = v+1, r
-			}
-		default:
-			if v-1 < best {
-				best, bestRounded = v-1, r
-			}
+		case wdl > 0 && v > 0 && v+1 < best:
+			best, bestRounded = v+1, r
+		case wdl > 0 && v > 0 && v+1 == best:
+			bestRounded = bestRounded && r
+		case wdl < 0 && v-1 < best:
+			best, bestRounded = v-1, r
+		case wdl < 0 && v-1 == best:
+			bestRounded = bestRounded || r
 		}
 	}
 	if best == math.MaxInt {
@@ -411,6 +417,13 @@ func (tb *Tablebase) DTZ(ctx context.Context, pos *chess.Position) (int, error) 
 // DTZ can be one ply further from zero than the value given (shakmaty-
 // syzygy's MaybeRounded, whose precise half is lila-tablebase's
 // precise_dtz). Values found from a zeroing move or a mate are exact.
+// Where the table holds only the other side to move, the value is the best
+// child's plus a ply, and may be rounded if that child's may. Among
+// children tied at the best value, a win is exact if any of them is exact,
+// and a loss may be rounded if any of them may be (a loss lasts as long as
+// its longest line). shakmaty-syzygy takes the first tied child's flag in
+// move order, which calls such a loss precise when a rounded child is
+// tied with an exact one.
 func (tb *Tablebase) DTZWithRounding(ctx context.Context, pos *chess.Position) (dtz int, maybeRounded bool, err error) {
 	if err := tb.enter(); err != nil {
 		return 0, false, err
