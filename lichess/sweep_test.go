@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,37 +15,16 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/chessprobe"
-	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
-	"github.com/tbfs/tbfs/lichess"
-	"github.com/tbfs/tbfs/source"
-	"github.com/tbfs/tbfs/source/mmap"
 )
 
-// bothTables opens the shared chesstb shipped tables and the shared Syzygy
-// tables together, as tbprobe serve --tables A --tables B does, and serves
-// them on a loopback port.
+// bothTables serves the shared chesstb shipped tables and the shared
+// Syzygy tables together, as tbprobe serve --tables A --tables B does.
 func bothTables(t testing.TB) (*chessprobe.Tables, string) {
 	t.Helper()
-	var srcs []source.Source
-	for _, d := range []string{testenv.Shared(t, "chesstb", "shipped"), syzygyoracle.Tables(t)} {
-		src, err := mmap.New(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { src.Close() })
-		srcs = append(srcs, src)
-	}
-	tb, err := chessprobe.Open(chesstb.Options{BlockCacheBytes: 256 << 20, SkipChecksums: raceEnabled}, srcs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tb.Close() })
-	srv := httptest.NewServer(lichess.NewLimited(tb.Prober, nil, unhurried(t, lichess.Limits{})).Handler())
-	t.Cleanup(srv.Close)
-	return tb, srv.URL
+	return servedTables(t, testenv.Shared(t, "chesstb", "shipped"), syzygyoracle.Tables(t))
 }
 
 // oraclePositions returns every distinct position (the FEN's first four

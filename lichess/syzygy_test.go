@@ -21,6 +21,13 @@ import (
 // name in each (chessprobe.Open, as tbprobe serve does).
 func tablesServer(t testing.TB, dirs ...string) string {
 	t.Helper()
+	_, base := servedTables(t, dirs...)
+	return base
+}
+
+// servedTables is tablesServer that also returns the tables it serves.
+func servedTables(t testing.TB, dirs ...string) (*chessprobe.Tables, string) {
+	t.Helper()
 	var srcs []source.Source
 	for _, d := range dirs {
 		src, err := mmap.New(d)
@@ -39,7 +46,7 @@ func tablesServer(t testing.TB, dirs ...string) string {
 	t.Cleanup(func() { tb.Close() })
 	srv := httptest.NewServer(lichess.NewLimited(tb.Prober, nil, unhurried(t, lichess.Limits{})).Handler())
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return tb, srv.URL
 }
 
 // lilaName is lichess's name of a class under the 50-move rule, -2..2.

@@ -323,12 +323,9 @@ func (tb *Tablebase) probeDTZ(ctx context.Context, st *posStack, pos *chess.Posi
 		}
 		return wdlToDTZ[wdl+2] - d, rounded, nil
 	}
-	// The table holds the other side to move: one ply of search. The
-	// value is rounded when the child that sets it may be: for a win the
-	// shortest child, for a loss the longest. Among children tied at that
-	// value, a winner's shortest is exact if any tied child is (the others
-	// can only be longer), while a loser's longest may be one ply longer
-	// if any tied child is rounded.
+	// The table holds the other side to move: one ply of search. Among
+	// tied children a win is exact if any is (the others can only be
+	// longer), a loss rounded if any is (it may be the longer).
 	best, bestRounded := math.MaxInt, false
 	if wdl < 0 {
 		best = wdlToDTZ[wdl+2]
