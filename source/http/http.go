@@ -41,9 +41,20 @@
 //	0 empty file
 //
 // Names must be valid object names (source.CheckName) and appear at most
-// once. WriteManifest produces such a file. Without a manifest, List fails
-// with source.ErrUnsupported and Open still works by asking for each name.
-// The manifest itself is not listed.
+// once. WriteManifest produces such a file ("tbprobe publish" writes one
+// for a folder of tables). The manifest itself is not listed.
+//
+// A mirror without a manifest is listed from the directory index pages its
+// server generates (nginx's autoindex, Apache httpd's mod_autoindex,
+// lighttpd's mod_dirlisting; package autoindex reads them): one GET a
+// folder, subfolders as they are found. The manifest and the root's index
+// page are asked for together, and the manifest wins when there is one.
+// Index pages give no exact sizes, so their entries have Size -1 and an
+// object's size is always the one its ranged GET reports. Names a server
+// leaves out of its pages (nginx and, by Debian's default IndexIgnore,
+// Apache hide names beginning with a dot) are not listed. When neither a
+// manifest nor an index of every folder can be read, List fails with
+// source.ErrUnsupported and Open still works by asking for each name.
 package http
 
 import (
@@ -476,9 +487,10 @@ func (s *Source) probe(ctx context.Context, name string) (int64, version, error)
 	return 0, version{}, statusErr(resp)
 }
 
-// List reads the manifest and returns its entries under prefix. Each call
-// reads it again, so tables added to the mirror show up; source/listcache
-// keeps a listing for a time-to-live where that costs too much.
+// List reads the manifest, or else the index pages, and returns the
+// entries under prefix. Each call reads them again, so tables added to the
+// mirror show up; source/listcache keeps a listing for a time-to-live where
+// that costs too much.
 func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
 	fail := func(err error) error { return &source.Error{Op: "list", Name: prefix, URL: s.redacted, Err: err} }
 	if err := source.CheckPrefix(prefix); err != nil {
@@ -490,7 +502,7 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 	if s.isClosed() {
 		return nil, fail(source.ErrClosed)
 	}
-	entries, err := s.loadManifest(ctx)
+	entries, err := s.listAll(ctx)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -505,7 +517,7 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
 	obj, err := s.Open(ctx, s.manifest)
 	if errors.Is(err, source.ErrNotFound) {
-		return nil, fmt.Errorf("%w: the mirror publishes no %s", source.ErrUnsupported, s.manifest)
+		return nil, errNoManifest
 	}
 	if err != nil {
 		return nil, err
