@@ -203,8 +203,9 @@ func checkGeisterTables(ctx context.Context, gt *geisterTables, want []geister.M
 		if err == nil || c.Name != "" {
 			where = source.RedactURL(gt.locs[c.Source])
 		}
-		res := checkedTable{name: c.Name, src: where}
+		res := checkedTable{name: c.Name, src: where, forms: geisterForms(m)}
 		if res.name == "" {
+			// Refused as it was opened: which form is not known.
 			res.name = m.FileName()
 		}
 		switch {
@@ -266,6 +267,14 @@ func checkGeisterTables(ctx context.Context, gt *geisterTables, want []geister.M
 		tot.tables = append(tot.tables, res)
 	}
 	return tot, nil
+}
+
+// geisterForms are the names the Geister reader looks for material m's
+// table under, in the order it looks.
+func geisterForms(m geister.Material) []string {
+	raw := m.FileName()
+	legacy := strings.TrimSuffix(raw, "_obsblk.bin") + ".bin"
+	return []string{raw + ".zst", raw + ".zstd", raw, legacy + ".zst", legacy + ".zstd", legacy}
 }
 
 // inLoc is " (in LOC)" for a known location, "" otherwise.

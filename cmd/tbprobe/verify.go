@@ -157,6 +157,10 @@ type checkedTable struct {
 	// was stored as manifest).
 	ok       bool
 	manifest string
+	// forms are every file name that stands for the same table (a
+	// Geister table's raw and compressed forms), name among them; nil
+	// for name alone.
+	forms []string
 }
 
 // checkTotals are a check's counts, verify's summary lines.
