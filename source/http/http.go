@@ -213,7 +213,9 @@ func (s *Source) do(ctx context.Context, method, name string, header http.Header
 		req.Header[k] = v
 	}
 	req.Header.Set("Accept-Encoding", "identity")
+	answered := source.ObserveRequest(ctx)
 	resp, err := s.client.Do(req)
+	answered()
 	if err != nil {
 		cancel()
 		return nil, nil, s.netErr(ctx, err)

@@ -170,7 +170,9 @@ func (s *Source) fetchIndex(ctx context.Context, dir string) ([]autoindex.Entry,
 	}
 	req.Header.Set("Accept", "text/html")
 	req.Header.Set("Accept-Encoding", "identity")
+	answered := source.ObserveRequest(ctx)
 	resp, err := s.client.Do(req)
+	answered()
 	if err != nil {
 		return nil, s.netErr(ctx, err)
 	}
