@@ -33,10 +33,12 @@ the tables that verified with their manifests, and every other file
 mirror then finds a missing table without asking for it and checks
 every block it reads, instead of a whole file before its first answer.
 
+A progress bar is drawn on a terminal; otherwise one line per table.
 A table that does not verify (a corrupt block or checksum, a .info total
 that differs, a Geister table its sums do not list or list with another
-sum) is refused: the lines above name the file, REFUSED says it is left
-out of the listing with its manifest, and the exit status is 1. The
+sum) is refused: a CORRUPT or FAILED line names the file and why, a
+REFUSED line says it is left out of the listing with its manifest, and
+the exit status is 1. The
 listing never names a table without a manifest this run wrote or found
 equal to the one it would write. A Geister table in the legacy layout,
 which can have no manifest, is refused the same way. Table files probes
