@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,8 +20,10 @@ import (
 // .tbsum), is listed from those pages: ls names every table file of the
 // folder (the arbiter is the file system), and probes give the
 // reference's values (oracle rows of the fixtures' materials) from one
-// listing. Published first, the same folder's Syzygy reads are checked
-// against the .tbsum found through the mirror.
+// listing. A folder whose page is not an index leaves the mirror
+// unlistable, and probes still answer, asking for each name. Published
+// first, the same folder's Syzygy reads are checked against the .tbsum
+// found through the mirror.
 func TestIndexedMirrors(t *testing.T) {
 	dir := publishFixture(t)
 	var files []string
@@ -71,6 +75,41 @@ func TestIndexedMirrors(t *testing.T) {
 				t.Errorf("%+v: want one listing and no failed request", st)
 			}
 		})
+	}
+	// A folder whose page is one of the site's own makes the mirror
+	// unlistable: probes ask for each name instead, and still answer.
+	page := filepath.Join(dir, "dtz", "index.html")
+	if err := os.WriteFile(page, []byte("<title>DTZ tables</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("unlistable", func(t *testing.T) {
+		base := httptest.ServeIndexed(t, httptest.Nginx, dir)
+		if res := runBin(t, "", nil, "ls", "--tables", base); res.code != 1 || !strings.Contains(res.stderr, "no index of folder dtz/") {
+			t.Errorf("ls: exit %d, want 1 and why:\n%s", res.code, res.stderr)
+		}
+		tf := tableFlags{tables: []string{base}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL)}
+		ts, err := tf.open(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ts.Close()
+		for i, r := range rows {
+			if !r.HasForm("shipped") || i%23 != 0 {
+				continue
+			}
+			pos, err := chess.ParseFEN(r.FEN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wdl, dtz, _ := r.Want(t)
+			got, err := ts.tb.Probe(ctx, &pos)
+			if err != nil || got.WDL != wdl || dtz != nil && (!got.HasDTZ || got.DTZ != *dtz) {
+				t.Errorf("%s: %+v, %v; want wdl %d dtz %v", r.Where, got, err, wdl, dtz)
+			}
+		}
+	})
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
 	}
 	if res := runBin(t, "", nil, "publish", dir); res.code != 0 {
 		t.Fatalf("publish: exit %d\n%s%s", res.code, res.stdout, res.stderr)
