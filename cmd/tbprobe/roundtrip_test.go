@@ -24,6 +24,7 @@ import (
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/httptest"
 	"github.com/tbfs/tbfs/source/listcache"
+	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -41,6 +42,7 @@ type coldReport struct {
 	trips          []float64 // round trips per probe, sorted
 	waves          []float64 // requests on the critical path per probe, sorted
 	reqs           []float64 // requests per probe, sorted
+	client         []float64 // round trips per probe the client's trace counts (bench --fresh), sorted
 	requests       int       // every request the server saw
 	heads, lists   int
 	bytes          int64
@@ -54,9 +56,10 @@ func quantile(sorted []float64, q float64) float64 {
 }
 
 func (r coldReport) String() string {
-	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f (critical-path requests: median %.0f, p90 %.0f, max %.0f); requests per probe: median %.0f, max %.0f, mean %.2f (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
+	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f (critical-path requests: median %.0f, p90 %.0f, max %.0f; as the client's trace counts them: median %.0f, p90 %.0f, max %.0f); requests per probe: median %.0f, max %.0f, mean %.2f (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
 		r.quantile(0.5), r.quantile(0.9), r.trips[len(r.trips)-1],
 		quantile(r.waves, 0.5), quantile(r.waves, 0.9), r.waves[len(r.waves)-1],
+		quantile(r.client, 0.5), quantile(r.client, 0.9), r.client[len(r.client)-1],
 		quantile(r.reqs, 0.5), r.reqs[len(r.reqs)-1],
 		float64(r.requests)/float64(r.probes), float64(r.heads)/float64(r.probes), float64(r.lists)/float64(r.probes),
 		float64(r.bytes)/float64(r.probes), r.failed)
@@ -70,16 +73,18 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 	t.Helper()
 	ctx := context.Background()
 	var started time.Time
-	probe := func(loc string, pos *chess.Position) (time.Duration, int64, error) {
-		tf := tableFlags{tables: []string{loc}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL)}
+	trace := new(metrics.Trace)
+	probe := func(loc string, pos *chess.Position) (time.Duration, int64, int, error) {
+		tf := tableFlags{tables: []string{loc}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL), trace: trace}
+		trace.Reset()
 		started = time.Now()
 		ts, err := tf.open(ctx)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		defer ts.Close()
 		_, err = ts.tb.Probe(ctx, pos)
-		return time.Since(started), ts.Stats().Bytes, err
+		return time.Since(started), ts.Stats().Bytes, trace.RoundTrips(), err
 	}
 	var rep coldReport
 	slow.Reset()
@@ -90,13 +95,16 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 		var lw, rw time.Duration
 		var bytes int64
 		var lerr, rerr error
-		waves, reqs := 0, 0
+		waves, reqs, client := 0, 0, 0
 		for try := range coldTries {
-			l, _, le := probe(local, pos)
+			l, _, _, le := probe(local, pos)
 			sent := slow.Counts().Total()
-			r, b, re := probe(remote, pos)
+			r, b, c, re := probe(remote, pos)
 			if w := slow.Waves(started); try == 0 || w < waves {
 				waves = w
+			}
+			if try == 0 || c < client {
+				client = c
 			}
 			if n := slow.Counts().Total() - sent; try == 0 || n < reqs {
 				reqs = n
@@ -118,6 +126,7 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 		rep.trips = append(rep.trips, max(0, float64(rw-lw)/float64(coldDelay)))
 		rep.waves = append(rep.waves, float64(waves))
 		rep.reqs = append(rep.reqs, float64(reqs))
+		rep.client = append(rep.client, float64(client))
 		rep.bytes += bytes
 		rep.probes++
 	}
@@ -126,6 +135,7 @@ func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positio
 	slices.Sort(rep.trips)
 	slices.Sort(rep.waves)
 	slices.Sort(rep.reqs)
+	slices.Sort(rep.client)
 	return rep
 }
 
@@ -263,6 +273,8 @@ func reportCold(b *testing.B, r coldReport) {
 	b.ReportMetric(r.trips[len(r.trips)-1], "rt-max")
 	b.ReportMetric(quantile(r.waves, 0.5), "critical-median")
 	b.ReportMetric(quantile(r.waves, 0.9), "critical-p90")
+	b.ReportMetric(quantile(r.client, 0.5), "client-median")
+	b.ReportMetric(quantile(r.client, 0.9), "client-p90")
 	b.ReportMetric(quantile(r.reqs, 0.5), "req-median")
 	b.ReportMetric(r.reqs[len(r.reqs)-1], "req-max")
 	b.ReportMetric(float64(r.requests)/float64(r.probes), "req/probe")

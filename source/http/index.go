@@ -27,9 +27,10 @@ const (
 	maxIndexBytes = 64 << 20
 	// maxIndexFolders and maxIndexDepth bound one listing, so folders
 	// that link in a loop (a symbolic link to a parent, which servers
-	// follow) end in an error instead of a walk without end.
-	maxIndexFolders = 10000
-	maxIndexDepth   = 32
+	// follow) end in an error after a bounded number of requests; table
+	// sets keep their thousands of files in a few folders.
+	maxIndexFolders = 1024
+	maxIndexDepth   = 16
 	// indexFetches is how many index pages are asked for at once.
 	indexFetches = 8
 )

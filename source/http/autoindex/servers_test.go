@@ -413,3 +413,36 @@ func readSeed(t *testing.T, path string) (string, string) {
 	}
 	return vals[0], vals[1]
 }
+
+// TestRealServerLoop: a folder linking to its parent (a symbolic link the
+// servers follow) makes an endless tree of index pages; the listing stops
+// after a bounded number of requests with ErrUnsupported, so lookups fall
+// back to asking for each name, rather than walking on.
+func TestRealServerLoop(t *testing.T) {
+	dir := t.TempDir()
+	writeFixtureTree(t, dir)
+	if err := os.Symlink("..", filepath.Join(dir, "sub dir", "up")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, server := range []httptest.Indexer{httptest.Nginx, httptest.ApacheTable, httptest.Lighttpd} {
+		t.Run(string(server), func(t *testing.T) {
+			target := httptest.ServeIndexed(t, server, dir)
+			proxy, slow := httptest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
+			src, err := srchttp.New(proxy+"/", srchttp.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			_, err = src.List(ctx, "")
+			if !errors.Is(err, source.ErrUnsupported) {
+				t.Fatalf("List: %v, want ErrUnsupported", err)
+			}
+			// Each level holds the root's folders again (under up/),
+			// so without a bound the walk would not end.
+			if c := slow.Counts(); c.Total() > 1100 {
+				t.Errorf("the listing sent %d requests before it stopped", c.Total())
+			}
+		})
+	}
+}
