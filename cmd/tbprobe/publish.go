@@ -43,7 +43,8 @@ listing never names a table without a manifest this run wrote or found
 equal to the one it would write. A Geister table in the legacy layout,
 which can have no manifest, is refused the same way. Table files probes
 never read (one shadowed by another of the same material, a Geister raw
-table beside its .zst) are left out too, with a note.
+table beside its .zst, a table in a folder probes do not search) are left
+out too, with a note.
 
 Run again, publish checks every table again (a table damaged on disk
 since is refused, not kept) and rewrites only what changed: the manifest
@@ -185,7 +186,7 @@ func runPublish(ctx context.Context, arg string, cacheSize int64, stdout, stderr
 		case e.Name == srchttp.DefaultManifest || isLeftover(e.Name):
 		case refused[e.Name]:
 		case isTableFile(e.Name):
-			fmt.Fprintf(stdout, "note    %s: probes never read this file (another of the same table comes first): left out of the listing\n", e.Name)
+			fmt.Fprintf(stdout, "note    %s: probes never read this file (another of the same table comes first, or it lies in a folder they do not search): left out of the listing\n", e.Name)
 		case strings.HasSuffix(e.Name, chesstb.ManifestSuffix):
 			if !refused[strings.TrimSuffix(e.Name, chesstb.ManifestSuffix)] && !refusedGeister(refused, e.Name) {
 				fmt.Fprintf(stdout, "note    %s: the manifest of no table published here: left out of the listing\n", e.Name)
