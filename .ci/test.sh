@@ -41,7 +41,7 @@ gofmt_clean() {
   fi
 }
 
-# man_pages: both binaries generate their man pages (internal/cli), as a
+# man_pages: both binaries generate their man pages (cmd/internal/cli), as a
 # package build would, each page a troff file.
 man_pages() {
   local dir

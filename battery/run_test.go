@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/battery"
-	"github.com/tbfs/tbfs/internal/ucitest"
+	"github.com/tbfs/tbfs/internal/testkit/ucitest"
 )
 
 // pick returns the shipped rows with the given ids, in that order.

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/syzygyoracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // benchProbe probes every non-terminal oracle position once per round,

@@ -3,9 +3,9 @@ package chessprobe
 import (
 	"errors"
 
+	"github.com/tbfs/tbfs/format/blockcache"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/syzygy"
-	"github.com/tbfs/tbfs/internal/blockcache"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tbfs/tbfs/dataset"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/fssource"
 	"github.com/tbfs/tbfs/source/mmap"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/dataset"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // The arbiter of these tests is the reference prober's oracle TSVs: every

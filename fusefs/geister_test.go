@@ -15,7 +15,7 @@ import (
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // readTSV reads a tab-separated file with a header into maps by column.

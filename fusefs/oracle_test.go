@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 )
 
 // oracleSets lists the table folders and oracle files the tests check.

@@ -12,11 +12,11 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/tbfs/tbfs/chessprobe"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/lichess"
 	"github.com/tbfs/tbfs/source/breaker"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/retry"
 	"github.com/tbfs/tbfs/source/stack"
 )
@@ -30,7 +30,7 @@ import (
 func TestTransportFailureIsServerError(t *testing.T) {
 	var failing atomic.Bool
 	failing.Store(true)
-	inner := httptest.Handler(t, testenv.Testdata(t, "chesstb"))
+	inner := mirrortest.Handler(t, testenv.Testdata(t, "chesstb"))
 	tables := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Load() {
 			http.Error(w, "busy", http.StatusServiceUnavailable)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 )
 
 // botNameToWDL is lichess-bot's name_to_wld (lib/engine_wrapper.py,

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 )
 
 // lilaCheck is one assertion of lila-tablebase's test.py on a /standard

@@ -14,11 +14,11 @@ import (
 
 	"github.com/tbfs/tbfs/chessprobe"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/lichess"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/listcache"
 )
 
@@ -65,7 +65,7 @@ func getStandard(t *testing.T, base, fen string) (int, http.Header, answer) {
 func TestMissingTableFoundAfterTTL(t *testing.T) {
 	var hide atomic.Bool
 	hide.Store(true)
-	files := httptest.Handler(t, testenv.Testdata(t, "chesstb"))
+	files := mirrortest.Handler(t, testenv.Testdata(t, "chesstb"))
 	mirror := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hide.Load() && strings.Contains(r.URL.Path, "KQK.") {
 			http.NotFound(w, r)
@@ -117,7 +117,7 @@ func TestReplacedTableReopened(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(testenv.Testdata(t, "chesstb"))); err != nil {
 		t.Fatal(err)
 	}
-	mirror := nethttptest.NewServer(httptest.Handler(t, dir))
+	mirror := nethttptest.NewServer(mirrortest.Handler(t, dir))
 	t.Cleanup(mirror.Close)
 	// OpenRead -1: no first bytes kept at open, so every read of a block
 	// asks the mirror, which is where a replacement shows.

@@ -3,7 +3,7 @@ package render_test
 import (
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 )
 
 // oracleSets lists the table folders and oracle files the tests check.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestProveMateReferee checks the cases the referee gives, plus

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // testSolver caches solves across tests, sub-materials included (KBNK takes

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/ucitest"
+	"github.com/tbfs/tbfs/internal/testkit/ucitest"
 	"github.com/tbfs/tbfs/uci"
 )
 

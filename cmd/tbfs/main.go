@@ -6,7 +6,7 @@
 // after which `cat "MOUNTPOINT/chess/8/8/8/5k2/8/8/1Q6/K7 w - - 0 1"` prints
 // what the tables say about the position, from any program, with the tables
 // left where they are (a directory, s3://bucket/prefix, http(s)://..., or a
-// transport plugin's URL), opened as tbprobe opens them (internal/tables).
+// transport plugin's URL), opened as tbprobe opens them (cmd/internal/tables).
 // The mount is read-only (ro); it runs in the foreground, or in the
 // background with --daemon, and unmounts cleanly on SIGINT or SIGTERM.
 // README at the mount's root describes the tree. Without --geister, geister/
@@ -14,7 +14,7 @@
 //
 // The commands are spf13/cobra commands (newMountCmd, newUnmountCmd; a new
 // one is an AddCommand in run), with --version, completion and man DIR from
-// internal/cli. tbfs mount -h lists every flag.
+// cmd/internal/cli. tbfs mount -h lists every flag.
 package main
 
 import (
@@ -36,13 +36,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tbfs/tbfs/chessprobe"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/daemon"
+	"github.com/tbfs/tbfs/cmd/internal/exepages"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/fusefs"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/daemon"
-	"github.com/tbfs/tbfs/internal/exepages"
-	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source/limit"
 	"github.com/tbfs/tbfs/source/metrics"

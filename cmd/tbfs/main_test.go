@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/mounttest"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/mounttest"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -65,7 +65,7 @@ func mounted(t *testing.T, dir string) bool { return mounttest.Mounted(t, dir) }
 type process = mounttest.Process
 
 // startMount runs `tbfs mount args... MNT` and returns once it reports the
-// mount ready (package internal/mounttest).
+// mount ready (package internal/testkit/mounttest).
 func startMount(t *testing.T, env []string, args ...string) (string, *process) {
 	t.Helper()
 	p := mounttest.Start(t, binary(t), env, append([]string{"mount"}, args...)...)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/format/syzygy"
-	"github.com/tbfs/tbfs/internal/syzygyoracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 

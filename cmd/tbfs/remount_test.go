@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/tables"
-	"github.com/tbfs/tbfs/internal/testenv"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/stack"
 )
 
@@ -32,7 +32,7 @@ type remountPass struct {
 func (p remountPass) median() float64 { return p.trips[len(p.trips)/2] }
 func (p remountPass) p90() float64    { return p.trips[len(p.trips)*9/10] }
 
-// mountProbe opens rawURL as tbfs mount does (internal/tables: memory cache, disk cache when
+// mountProbe opens rawURL as tbfs mount does (cmd/internal/tables: memory cache, disk cache when
 // cfg has one, listing cache, retry, limit, metrics), probes pos, and
 // returns the wall time and the transport counters.
 func mountProbe(tb testing.TB, rawURL string, cfg mountConfig, pos *chess.Position) (time.Duration, int64, int64) {
@@ -85,7 +85,7 @@ func BenchmarkRemount(b *testing.B) {
 			positions = append(positions, p)
 		}
 	}
-	url, _ := httptest.ServeSlowListed(b, dir, remountDelay)
+	url, _ := mirrortest.ServeSlowListed(b, dir, remountDelay)
 	cfg := mountConfig{cacheSize: chesstb.DefaultBlockCacheBytes, cacheDirSize: 1 << 30,
 		metadataTTL: tables.MetadataTTL(5 * time.Minute), maxRequests: 32}
 	for range b.N {

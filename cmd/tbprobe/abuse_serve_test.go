@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // abuseReport is what one abuse run of serve measured.

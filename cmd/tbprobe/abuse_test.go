@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // fixtureRows are the committed oracle rows of probe.tsv.

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/battery"
-	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
 )
 
 // batteryLong is battery's help text.

@@ -19,11 +19,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/exepages"
+	"github.com/tbfs/tbfs/cmd/internal/progress"
 	"github.com/tbfs/tbfs/dataset"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/exepages"
-	"github.com/tbfs/tbfs/internal/progress"
 	"github.com/tbfs/tbfs/source/metrics"
 )
 

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/testenv"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -223,7 +223,7 @@ func TestBenchFresh(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(fens, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	url, slow := httptest.ServeSlow(t, testenv.Testdata(t, "chesstb"), 0)
+	url, slow := mirrortest.ServeSlow(t, testenv.Testdata(t, "chesstb"), 0)
 	res := runBin(t, "", nil, "bench", "--fresh", "--cold-only", "--json", "--positions", file, "--tables", url)
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s%s", res.code, res.stdout, res.stderr)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/dataset"
-	"github.com/tbfs/tbfs/internal/cli"
 )
 
 // newDatasetCmd is "tbprobe dataset" with its generate and verify

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/geister"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
 	_ "github.com/tbfs/tbfs/source/all" // every transport for --tables URLs
 	"github.com/tbfs/tbfs/source/fssource"

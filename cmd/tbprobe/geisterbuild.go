@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/progress"
 	model "github.com/tbfs/tbfs/format/geister"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/progress"
 	builder "github.com/tbfs/tbfs/retro/geister"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // A match through the command line: tbprobe geister serve on loopback and

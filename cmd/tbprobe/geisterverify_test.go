@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/geister"
-	"github.com/tbfs/tbfs/internal/tables"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
 )

@@ -29,7 +29,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
 )
 
 func main() {

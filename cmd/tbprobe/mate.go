@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/retro"
 )
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/tables"
-	"github.com/tbfs/tbfs/internal/testenv"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/listcache"
 )
 
@@ -34,9 +34,9 @@ func TestIndexedMirrors(t *testing.T) {
 	}
 	rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))
 	ctx := context.Background()
-	for _, server := range httptest.Indexers {
+	for _, server := range mirrortest.Indexers {
 		t.Run(string(server), func(t *testing.T) {
-			base := httptest.ServeIndexed(t, server, dir)
+			base := mirrortest.ServeIndexed(t, server, dir)
 			res := runBin(t, "", nil, "ls", "--tables", base)
 			if res.code != 0 {
 				t.Fatalf("ls: exit %d\n%s%s", res.code, res.stdout, res.stderr)
@@ -83,7 +83,7 @@ func TestIndexedMirrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("unlistable", func(t *testing.T) {
-		base := httptest.ServeIndexed(t, httptest.Nginx, dir)
+		base := mirrortest.ServeIndexed(t, mirrortest.Nginx, dir)
 		if res := runBin(t, "", nil, "ls", "--tables", base); res.code != 1 || !strings.Contains(res.stderr, "no index of folder dtz/") {
 			t.Errorf("ls: exit %d, want 1 and why:\n%s", res.code, res.stderr)
 		}
@@ -114,7 +114,7 @@ func TestIndexedMirrors(t *testing.T) {
 	if res := runBin(t, "", nil, "publish", dir); res.code != 0 {
 		t.Fatalf("publish: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	base := httptest.ServeIndexed(t, httptest.Nginx, dir)
+	base := mirrortest.ServeIndexed(t, mirrortest.Nginx, dir)
 	res := runBin(t, "", nil, "info", "--tables", base, "KQvK")
 	want := "reads of KQvK.rtbw: each page checked against the manifest KQvK.rtbw.tbsum"
 	if res.code != 0 || !strings.Contains(res.stdout, want) {

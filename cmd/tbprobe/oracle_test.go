@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	cchess "github.com/corentings/chess/v2"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // wantJSON returns the JSON object the oracle row r says tbprobe --json

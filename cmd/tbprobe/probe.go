@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/exepages"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/exepages"
 	"github.com/tbfs/tbfs/render"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 )
 
 // sameFEN compares FENs on every field but the en-passant square, which

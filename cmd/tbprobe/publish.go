@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/format/syzygy"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
 )

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/geister"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/tables"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/listcache"
 )
 
@@ -279,7 +279,7 @@ func TestPublishServed(t *testing.T) {
 	if res := runBin(t, "", nil, "publish", dir); res.code != 0 {
 		t.Fatalf("publish: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	url, slow := httptest.ServeSlow(t, dir, 0)
+	url, slow := mirrortest.ServeSlow(t, dir, 0)
 	rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))
 	ctx := context.Background()
 	// As the flags' default: a listing trusted for a while.

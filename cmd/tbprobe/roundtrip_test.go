@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/tables"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/s3/s3test"
@@ -69,7 +69,7 @@ func (r coldReport) String() string {
 // with the default flags would: a new table set over url (behind slow) and a
 // new one over the local directory, and counts (remote wall - local wall) /
 // delay for each.
-func coldProbes(t testing.TB, remote, local string, slow *httptest.Slow, positions []chess.Position) coldReport {
+func coldProbes(t testing.TB, remote, local string, slow *mirrortest.Slow, positions []chess.Position) coldReport {
 	t.Helper()
 	ctx := context.Background()
 	var started time.Time
@@ -176,16 +176,16 @@ func BenchmarkColdRoundTrips(b *testing.B) {
 	published, sumsOnly := publishedCopies(b, dir)
 	for _, m := range []struct {
 		name  string
-		serve func(b *testing.B) (string, *httptest.Slow)
+		serve func(b *testing.B) (string, *mirrortest.Slow)
 	}{
 		// A mirror without a listing answers a missing table only with
 		// 404s.
-		{"http-plain", func(b *testing.B) (string, *httptest.Slow) { return httptest.ServeSlow(b, dir, coldDelay) }},
-		{"http-tbsum", func(b *testing.B) (string, *httptest.Slow) { return httptest.ServeSlow(b, sumsOnly, coldDelay) }},
-		{"http-manifest", func(b *testing.B) (string, *httptest.Slow) { return httptest.ServeSlowListed(b, dir, coldDelay) }},
-		{"http-manifest+tbsum", func(b *testing.B) (string, *httptest.Slow) { return httptest.ServeSlow(b, published, coldDelay) }},
-		{"http-autoindex", func(b *testing.B) (string, *httptest.Slow) { return indexedSlow(b, dir) }},
-		{"http-autoindex+tbsum", func(b *testing.B) (string, *httptest.Slow) { return indexedSlow(b, sumsOnly) }},
+		{"http-plain", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlow(b, dir, coldDelay) }},
+		{"http-tbsum", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlow(b, sumsOnly, coldDelay) }},
+		{"http-manifest", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlowListed(b, dir, coldDelay) }},
+		{"http-manifest+tbsum", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlow(b, published, coldDelay) }},
+		{"http-autoindex", func(b *testing.B) (string, *mirrortest.Slow) { return indexedSlow(b, dir) }},
+		{"http-autoindex+tbsum", func(b *testing.B) (string, *mirrortest.Slow) { return indexedSlow(b, sumsOnly) }},
 	} {
 		b.Run(m.name, func(b *testing.B) {
 			remote, slow := m.serve(b)
@@ -197,7 +197,7 @@ func BenchmarkColdRoundTrips(b *testing.B) {
 	b.Run("s3", func(b *testing.B) {
 		srv, _ := s3test.ServeDir(b, dir)
 		srv.Setenv(b)
-		endpoint, slow := httptest.ProxySlow(b, srv.Endpoint, coldDelay)
+		endpoint, slow := mirrortest.ProxySlow(b, srv.Endpoint, coldDelay)
 		remote := s3URL(endpoint)
 		for range b.N {
 			reportCold(b, coldProbes(b, remote, dir, slow, positions))
@@ -253,10 +253,10 @@ func publishedCopies(b *testing.B, dir string) (published, sumsOnly string) {
 
 // indexedSlow serves dir by a real nginx with autoindex on, behind the
 // latency-adding proxy.
-func indexedSlow(b *testing.B, dir string) (string, *httptest.Slow) {
+func indexedSlow(b *testing.B, dir string) (string, *mirrortest.Slow) {
 	b.Helper()
-	target := httptest.ServeIndexed(b, httptest.Nginx, dir)
-	base, slow := httptest.ProxySlow(b, strings.TrimSuffix(target, "/"), coldDelay)
+	target := mirrortest.ServeIndexed(b, mirrortest.Nginx, dir)
+	base, slow := mirrortest.ProxySlow(b, strings.TrimSuffix(target, "/"), coldDelay)
 	return base + "/", slow
 }
 
@@ -314,7 +314,7 @@ func TestColdProbeRequests(t *testing.T) {
 		defer ts.Close()
 		return ts.tb.Probe(ctx, pos)
 	}
-	remote, slow := httptest.ServeSlowListed(t, dir, 2*time.Millisecond)
+	remote, slow := mirrortest.ServeSlowListed(t, dir, 2*time.Millisecond)
 	for i, r := range rows {
 		wdl, dtz, dtm := r.Want(t)
 		got, err := probe(remote, &positions[i])

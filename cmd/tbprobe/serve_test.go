@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	cchess "github.com/corentings/chess/v2"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/lichess"
 )
 

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/format/syzygy"
-	"github.com/tbfs/tbfs/internal/cli"
 	"github.com/tbfs/tbfs/source"
 )
 

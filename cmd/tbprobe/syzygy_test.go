@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/syzygyoracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // copySyzygy copies the committed Syzygy fixtures' table files into a

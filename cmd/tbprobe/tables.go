@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tbfs/tbfs/chessprobe"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/tables"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/limit"
@@ -64,7 +64,7 @@ type tableSet struct {
 }
 
 // open opens every --tables location (or the built-in fixtures) through
-// the shared opener (package internal/tables) and a tablebase over them.
+// the shared opener (package cmd/internal/tables) and a tablebase over them.
 func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	ts := &tableSet{}
 	ok := false

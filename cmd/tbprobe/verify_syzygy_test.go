@@ -10,8 +10,8 @@ import (
 
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/format/syzygy"
-	"github.com/tbfs/tbfs/internal/syzygyoracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestManifestSuffixShared: one naming scheme for both formats' manifests

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/lz4store"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/format/lz4store"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 

@@ -5,13 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/format/blockcache"
 	"io"
 	"sync"
 	"sync/atomic"
 
 	"github.com/pierrec/lz4/v4"
-	"github.com/tbfs/tbfs/internal/lzma"
+	"github.com/tbfs/tbfs/format/chesstb/internal/lzma"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -3,7 +3,7 @@ package chesstb
 import (
 	"context"
 	"errors"
-	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/format/blockcache"
 	"sync"
 	"sync/atomic"
 

@@ -12,7 +12,7 @@ import (
 )
 
 // DecodedStore is a second tier of decoded blocks under the in-memory
-// block cache, one that outlives the process (internal/lz4store keeps one
+// block cache, one that outlives the process (format/lz4store keeps one
 // on local disk). Distance and pack blocks, whose LZMA decoding is most of
 // a cold probe's work, are looked up there before they are decoded, and
 // stored there whole once decoded. Load and Open must give exactly the

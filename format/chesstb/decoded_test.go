@@ -13,8 +13,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/lz4store"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/format/lz4store"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // countingStore counts a DecodedStore's hits and misses, and the reads of

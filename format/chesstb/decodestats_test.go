@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/lz4store"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/format/lz4store"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestDecodeStats probes rows of the shipped set's probe.tsv (the arbiter

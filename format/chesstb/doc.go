@@ -31,7 +31,7 @@
 //  5. cellIndex maps the position to its cell (index.go: symmetry, king and
 //     pawn slices, binomial ranking, the header's per-colour permutation),
 //     and tableFile.readWDL / readRank fetch the cell through the block
-//     cache. Distance and pack blocks are decoded lazily (internal/lzma,
+//     cache. Distance and pack blocks are decoded lazily (format/chesstb/internal/lzma,
 //     lzmaBlock): only as far as the cell asked for, resumed by later
 //     probes, in a buffer that grows with what is decoded and is charged to
 //     the budget as it grows (with Options.DecodedBlocks, decoded.go, a
@@ -52,7 +52,7 @@
 // How a reader is added: give it a Kind (kindInfo has the magic, folder and
 // extension), read cells with tableFile.block(ctx, frame, block, decode),
 // whose decode function fills a buffer of the block's decoded size from the
-// compressed block (internal/blockcache keeps one LRU of decoded blocks
+// compressed block (format/blockcache keeps one LRU of decoded blocks
 // under Options.BlockCacheBytes for every open table, and decodes a block
 // once however many probes want it; the buffers come from the Tablebase's
 // pool, pool.go, and the block handed back is held until its release).

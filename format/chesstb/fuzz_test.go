@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/format/blockcache"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	tblzma "github.com/tbfs/tbfs/internal/lzma"
-	"github.com/tbfs/tbfs/internal/testenv"
+	tblzma "github.com/tbfs/tbfs/format/chesstb/internal/lzma"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 )
 
@@ -181,7 +181,7 @@ func FuzzLZMA(f *testing.F) {
 			t.Fatal("differs from the library")
 		}
 		// Through a block whose buffer grows as it decodes (the decoder's
-		// own resumed decoding is fuzzed in internal/lzma).
+		// own resumed decoding is fuzzed in format/chesstb/internal/lzma).
 		z, err := tblzma.NewDecoder(comp[:len(comp)-lzmaPropsSize], comp[len(comp)-lzmaPropsSize:], int(size))
 		if err != nil {
 			t.Fatal(err)

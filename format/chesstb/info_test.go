@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // dumpRecord is one file's block of the generator's --info text dump.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	tblzma "github.com/tbfs/tbfs/internal/lzma"
-	"github.com/tbfs/tbfs/internal/testenv"
+	tblzma "github.com/tbfs/tbfs/format/chesstb/internal/lzma"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/ulikunitz/xz/lzma"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/tbfs/tbfs/internal/sidecar"
+	"github.com/tbfs/tbfs/format/internal/sidecar"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -2,7 +2,7 @@ package chesstb
 
 import (
 	"context"
-	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/format/blockcache"
 	"sync"
 
 	"github.com/tbfs/tbfs/chess"

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/blockcache"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/format/blockcache"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/sourcetest"

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/blockcache"
-	"github.com/tbfs/tbfs/internal/tableslot"
+	"github.com/tbfs/tbfs/format/blockcache"
+	"github.com/tbfs/tbfs/format/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/s3"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 	"github.com/tbfs/tbfs/source/stack"
@@ -53,7 +53,7 @@ func sweepSource(t *testing.T, dir string, rows []oracleRow, src source.Source) 
 
 func TestHTTPTransportSweep(t *testing.T) {
 	dir, rows := transportRows(t)
-	src, err := srchttp.New(httptest.Serve(t, dir), srchttp.Options{})
+	src, err := srchttp.New(mirrortest.Serve(t, dir), srchttp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func stackSweep(t *testing.T, dir string, rows []oracleRow, open func() source.S
 func TestStackTransportSweep(t *testing.T) {
 	dir, rows := transportRows(t)
 	t.Run("http", func(t *testing.T) {
-		url, _ := httptest.ServeSlowListed(t, dir, 0)
+		url, _ := mirrortest.ServeSlowListed(t, dir, 0)
 		stackSweep(t, dir, rows, func() source.Source {
 			src, err := srchttp.New(url, srchttp.Options{})
 			if err != nil {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestParseTableName: the names the generator writes (its README's layout)

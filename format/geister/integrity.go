@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tbfs/tbfs/internal/sidecar"
+	"github.com/tbfs/tbfs/format/internal/sidecar"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // writeManifests writes, into a copy of the shared tables' folder (every

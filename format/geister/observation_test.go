@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestObservationValuesOracle checks, for every values.tsv row, that the

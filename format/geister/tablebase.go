@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/tableslot"
+	"github.com/tbfs/tbfs/format/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/sourcetest"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // benchPositions are the non-terminal positions of the shared oracle, the

@@ -9,7 +9,7 @@
 // Headers and indexes are read once when a table is opened; a probe reads
 // at most one compressed block per table it touches and keeps the block,
 // decoded, in the block cache shared with the other readers
-// (internal/blockcache).
+// (format/blockcache).
 //
 // A table stores the value of positions without en-passant rights and
 // without regard for captures the generator left out (the tables are

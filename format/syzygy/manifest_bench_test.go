@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/stack"
 )
 
@@ -44,7 +44,7 @@ func BenchmarkManifestColdHTTP(b *testing.B) {
 			if withManifest {
 				writeManifests(b, dir, dir, ManifestPageShift)
 			}
-			url, _ := httptest.ServeSlow(b, dir, 2*time.Millisecond)
+			url, _ := mirrortest.ServeSlow(b, dir, 2*time.Millisecond)
 			ctx := context.Background()
 			var bytes, requests int64
 			b.ResetTimer()

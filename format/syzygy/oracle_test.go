@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/syzygyoracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // oracleRow is one line of probe.tsv, written by Fathom (the arbiter of
 // every value test here; see ../shared/syzygy/README.md), as
-// internal/syzygyoracle reads it for every package that sweeps it.
+// internal/testkit/syzygyoracle reads it for every package that sweeps it.
 type oracleRow = syzygyoracle.Row
 
 // readOracle reads an oracle file of probe.tsv's form.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestDTZRounding checks DTZWithRounding against the values peers publish

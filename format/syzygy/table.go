@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/tbfs/tbfs/internal/blockcache"
+	"github.com/tbfs/tbfs/format/blockcache"
 	"github.com/tbfs/tbfs/source"
 )
 

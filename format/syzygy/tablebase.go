@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
-	"github.com/tbfs/tbfs/internal/blockcache"
-	"github.com/tbfs/tbfs/internal/sidecar"
-	"github.com/tbfs/tbfs/internal/tableslot"
+	"github.com/tbfs/tbfs/format/blockcache"
+	"github.com/tbfs/tbfs/format/internal/sidecar"
+	"github.com/tbfs/tbfs/format/internal/tableslot"
 	"github.com/tbfs/tbfs/source"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/format/chesstb"
-	"github.com/tbfs/tbfs/internal/chesstboracle"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/plugins/host"
 	"github.com/tbfs/tbfs/plugins/internal/ftptest"
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"

@@ -13,7 +13,7 @@ import (
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 )
 
 // BenchmarkReadAt: random reads of 4 KiB, 64 KiB and 1 MiB from a 16 MiB
@@ -27,7 +27,7 @@ func BenchmarkReadAt(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "blob"), data, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	base := httptest.Serve(b, dir)
+	base := mirrortest.Serve(b, dir)
 	builtin, err := srchttp.New(base, srchttp.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/tbfs/tbfs/plugins/internal/plugintest"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/sourcetest"
 )
 
@@ -35,9 +35,9 @@ func TestPluginConformance(t *testing.T) {
 		t.Run(fmt.Sprintf("manifest=%v", manifest), func(t *testing.T) {
 			sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
 				if manifest {
-					httptest.WriteManifest(t, dir)
+					mirrortest.WriteManifest(t, dir)
 				}
-				src, err := p.OpenURL(context.Background(), httptest.Serve(t, dir))
+				src, err := p.OpenURL(context.Background(), mirrortest.Serve(t, dir))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -87,8 +87,8 @@ func TestSameAsBuiltIn(t *testing.T) {
 	p := loadPlugin(t)
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
-	httptest.WriteManifest(t, dir)
-	builtin, plug := bothTransports(t, p, httptest.Serve(t, dir))
+	mirrortest.WriteManifest(t, dir)
+	builtin, plug := bothTransports(t, p, mirrortest.Serve(t, dir))
 	ctx := context.Background()
 
 	names := []string{"missing", "dir", "../x"}
@@ -153,7 +153,7 @@ func TestReplacedObject(t *testing.T) {
 	if err := os.WriteFile(name, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	builtin, plug := bothTransports(t, p, httptest.Serve(t, dir))
+	builtin, plug := bothTransports(t, p, mirrortest.Serve(t, dir))
 	ctx := context.Background()
 	var objs []source.Object
 	for _, src := range []source.Source{builtin, plug} {

@@ -15,7 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	model "github.com/tbfs/tbfs/format/geister"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source/mmap"
 )
 

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/breaker"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/retry"
 )
 
@@ -54,7 +54,7 @@ func serveFaults(t *testing.T, timeout time.Duration) (*faultServer, source.Sour
 	if err := os.WriteFile(filepath.Join(dir, "t"), []byte("table bytes"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := &faultServer{files: httptest.Handler(t, dir)}
+	f := &faultServer{files: mirrortest.Handler(t, dir)}
 	srv := nethttptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	src, err := srchttp.New(srv.URL+"/", srchttp.Options{Timeout: timeout})

@@ -12,7 +12,7 @@ import (
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 )
 
 // TestReplacedObject: an object opened again after the server replaced it
@@ -34,7 +34,7 @@ func TestReplacedObject(t *testing.T) {
 		}
 	}
 	write(old, stamp)
-	inner, err := srchttp.New(httptest.Serve(t, dir), srchttp.Options{})
+	inner, err := srchttp.New(mirrortest.Serve(t, dir), srchttp.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestChangedDropsOldBlocks(t *testing.T) {
 	if err := os.WriteFile(file, bytes.Repeat([]byte("a"), 100<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	inner, err := srchttp.New(httptest.Serve(t, dir), srchttp.Options{OpenRead: -1})
+	inner, err := srchttp.New(mirrortest.Serve(t, dir), srchttp.Options{OpenRead: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

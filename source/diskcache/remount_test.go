@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/diskcache"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/sourcetest"
 )
 
@@ -73,12 +73,12 @@ func readPattern(t *testing.T, src source.Source, name string, want []byte) {
 func TestRemountIsFree(t *testing.T) {
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
-	httptest.WriteManifest(t, dir)
+	mirrortest.WriteManifest(t, dir)
 	want, err := os.ReadFile(filepath.Join(dir, "big", "blob.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, slow := httptest.ServeSlow(t, dir, 0)
+	url, slow := mirrortest.ServeSlow(t, dir, 0)
 	bare, err := srchttp.New(url, srchttp.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestReplacedWithinTTL(t *testing.T) {
 		}
 	}
 	put(old, stamp)
-	url := httptest.Serve(t, dir)
+	url := mirrortest.Serve(t, dir)
 	m := &mounter{t: t, url: url, dir: t.TempDir(), clock: testenv.NewClock(stamp)}
 	ctx := context.Background()
 	read := func(src source.Source, off int64) ([]byte, error) {

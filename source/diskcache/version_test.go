@@ -9,7 +9,7 @@ import (
 
 	"github.com/tbfs/tbfs/source/diskcache"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 )
 
 // TestReplacedObjectAcrossRemounts: a table replaced on the server by one
@@ -27,7 +27,7 @@ func TestReplacedObjectAcrossRemounts(t *testing.T) {
 	if err := os.Chtimes(file, stamp, stamp); err != nil {
 		t.Fatal(err)
 	}
-	url := httptest.Serve(t, dir)
+	url := mirrortest.Serve(t, dir)
 	cdir := t.TempDir()
 	mount := func() *diskcache.Source {
 		t.Helper()

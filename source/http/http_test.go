@@ -17,7 +17,7 @@ import (
 
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/retry"
 	"github.com/tbfs/tbfs/source/sourcetest"
@@ -25,8 +25,8 @@ import (
 
 func TestConformanceWithManifest(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
-		httptest.WriteManifest(t, dir)
-		src, err := source.Open(context.Background(), httptest.Serve(t, dir))
+		mirrortest.WriteManifest(t, dir)
+		src, err := source.Open(context.Background(), mirrortest.Serve(t, dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestConformanceWithManifest(t *testing.T) {
 
 func TestConformanceWithoutManifest(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
-		src, err := srchttp.New(httptest.Serve(t, dir), srchttp.Options{})
+		src, err := srchttp.New(mirrortest.Serve(t, dir), srchttp.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestConformanceWithoutManifest(t *testing.T) {
 // HEAD, so every size comes from the ranged-GET probe.
 func TestConformanceHeadRefused(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
-		inner := httptest.Handler(t, dir)
+		inner := mirrortest.Handler(t, dir)
 		srv := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodHead {
 				http.Error(w, "no HEAD here", http.StatusMethodNotAllowed)
@@ -73,7 +73,7 @@ func fixtureServer(t *testing.T, wrap func(inner http.Handler) http.Handler) (ur
 	t.Helper()
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
-	inner := httptest.Handler(t, dir)
+	inner := mirrortest.Handler(t, dir)
 	requests = new(atomic.Int64)
 	h := wrap(inner)
 	srv := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -506,7 +506,7 @@ func TestBadManifest(t *testing.T) {
 	if err := writeFile(dir+"/MANIFEST", "12 a.txt\nnot a line\n"); err != nil {
 		t.Fatal(err)
 	}
-	src, _ := srchttp.New(httptest.Serve(t, dir), srchttp.Options{})
+	src, _ := srchttp.New(mirrortest.Serve(t, dir), srchttp.Options{})
 	if _, err := src.List(context.Background(), ""); !errors.Is(err, source.ErrPermanent) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v, want ErrPermanent naming line 2", err)
 	}
@@ -569,8 +569,8 @@ func TestDirectoryRedirect(t *testing.T) {
 // given without its trailing slash.
 func TestConformanceSubpath(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
-		httptest.WriteManifest(t, dir)
-		srv := nethttptest.NewServer(http.StripPrefix("/mirror/tables", httptest.Handler(t, dir)))
+		mirrortest.WriteManifest(t, dir)
+		srv := nethttptest.NewServer(http.StripPrefix("/mirror/tables", mirrortest.Handler(t, dir)))
 		t.Cleanup(srv.Close)
 		src, err := source.Open(context.Background(), srv.URL+"/mirror/tables")
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/limit"
 	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/sourcetest"
@@ -32,7 +32,7 @@ func TestConformance(t *testing.T) {
 func TestBound(t *testing.T) {
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
-	url, slow := httptest.ServeSlow(t, dir, 5*time.Millisecond)
+	url, slow := mirrortest.ServeSlow(t, dir, 5*time.Millisecond)
 	raw, err := srchttp.New(url, srchttp.Options{OpenRead: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/listcache"
 	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/mmap"
@@ -30,7 +30,7 @@ func TestConformance(t *testing.T) {
 
 func TestConformanceHTTPWithoutManifest(t *testing.T) {
 	sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
-		src, err := srchttp.New(httptest.Serve(t, dir), srchttp.Options{})
+		src, err := srchttp.New(mirrortest.Serve(t, dir), srchttp.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,18 +40,18 @@ func TestConformanceHTTPWithoutManifest(t *testing.T) {
 
 // serve serves the suite's fixtures over HTTP, with a manifest or without,
 // and wraps the source in a listing cache on a clock the test moves.
-func serve(t *testing.T, manifest bool) (*listcache.Source, *httptest.Slow, *testenv.Clock, *metrics.Counters) {
+func serve(t *testing.T, manifest bool) (*listcache.Source, *mirrortest.Slow, *testenv.Clock, *metrics.Counters) {
 	t.Helper()
 	return serveDir(t, t.TempDir(), manifest)
 }
 
-func serveDir(t *testing.T, dir string, manifest bool) (*listcache.Source, *httptest.Slow, *testenv.Clock, *metrics.Counters) {
+func serveDir(t *testing.T, dir string, manifest bool) (*listcache.Source, *mirrortest.Slow, *testenv.Clock, *metrics.Counters) {
 	t.Helper()
 	sourcetest.WriteFixtures(t, dir)
 	if manifest {
-		httptest.WriteManifest(t, dir)
+		mirrortest.WriteManifest(t, dir)
 	}
-	url, slow := httptest.ServeSlow(t, dir, 0)
+	url, slow := mirrortest.ServeSlow(t, dir, 0)
 	raw, err := srchttp.New(url, srchttp.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func serveDir(t *testing.T, dir string, manifest bool) (*listcache.Source, *http
 }
 
 // openCost opens name and returns the error and how many requests it took.
-func openCost(t *testing.T, src source.Source, slow *httptest.Slow, name string) (error, int) {
+func openCost(t *testing.T, src source.Source, slow *mirrortest.Slow, name string) (error, int) {
 	t.Helper()
 	before := slow.Counts().Total()
 	obj, err := src.Open(context.Background(), name)
@@ -149,7 +149,7 @@ func TestAddedTableFoundAfterTTL(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "new.bin"), []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	httptest.WriteManifest(t, dir)
+	mirrortest.WriteManifest(t, dir)
 	if _, err := src.Open(ctx, "new.bin"); !errors.Is(err, source.ErrNotFound) {
 		t.Fatalf("within the TTL: %v, want the listing's ErrNotFound", err)
 	}

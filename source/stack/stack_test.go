@@ -11,7 +11,7 @@ import (
 
 	"github.com/tbfs/tbfs/source"
 	"github.com/tbfs/tbfs/source/cache"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/mmap"
 	"github.com/tbfs/tbfs/source/retry"
 	"github.com/tbfs/tbfs/source/s3/s3test"
@@ -27,8 +27,8 @@ var transports = []struct {
 }{
 	{"mmap", func(t testing.TB, dir string) string { return dir }},
 	{"http", func(t testing.TB, dir string) string {
-		httptest.WriteManifest(t, dir)
-		return httptest.Serve(t, dir)
+		mirrortest.WriteManifest(t, dir)
+		return mirrortest.Serve(t, dir)
 	}},
 	{"s3", func(t testing.TB, dir string) string {
 		srv, u := s3test.ServeDir(t, dir)
@@ -99,7 +99,7 @@ func TestColdReadIsOneRequest(t *testing.T) {
 func TestRetryThroughStack(t *testing.T) {
 	dir := t.TempDir()
 	sourcetest.WriteFixtures(t, dir)
-	inner := httptest.Handler(t, dir)
+	inner := mirrortest.Handler(t, dir)
 	var gets atomic.Int64
 	srv := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.URL.Path == "/a.txt" && gets.Add(1) <= 2 {

@@ -9,7 +9,7 @@ import (
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // tally is one move judged over every colouring of an observation.

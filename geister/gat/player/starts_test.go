@@ -9,7 +9,7 @@ import (
 	"github.com/tbfs/tbfs/format/geister"
 	"github.com/tbfs/tbfs/geister/gat"
 	"github.com/tbfs/tbfs/geister/gat/player"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // tableStarts returns n custom starts whose positions the shared total-5

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/plugins"
 	"github.com/tbfs/tbfs/plugins/host"
 )

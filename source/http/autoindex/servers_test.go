@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
 	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/autoindex"
-	"github.com/tbfs/tbfs/source/http/httptest"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/sourcetest"
 )
 
@@ -118,9 +118,9 @@ func walkFiles(t *testing.T, dir string) map[string]int64 {
 func TestRealServerPages(t *testing.T) {
 	dir := t.TempDir()
 	writeFixtureTree(t, dir)
-	for _, server := range httptest.Indexers {
+	for _, server := range mirrortest.Indexers {
 		t.Run(string(server), func(t *testing.T) {
-			base := httptest.ServeIndexed(t, server, dir)
+			base := mirrortest.ServeIndexed(t, server, dir)
 			err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 				if err != nil || !d.IsDir() {
 					return err
@@ -205,10 +205,10 @@ func TestRealServerList(t *testing.T) {
 		return err
 	})
 	ctx := context.Background()
-	for _, server := range httptest.Indexers {
+	for _, server := range mirrortest.Indexers {
 		t.Run(string(server), func(t *testing.T) {
-			target := httptest.ServeIndexed(t, server, dir)
-			proxy, slow := httptest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
+			target := mirrortest.ServeIndexed(t, server, dir)
+			proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
 			src, err := srchttp.New(proxy+"/", srchttp.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -262,13 +262,13 @@ func TestRealServerList(t *testing.T) {
 // from an object; a listing, which never holds such a name, is what keeps a
 // probe from asking for one.
 func TestRealServerConformance(t *testing.T) {
-	for _, server := range httptest.Indexers {
-		if server == httptest.Lighttpd {
+	for _, server := range mirrortest.Indexers {
+		if server == mirrortest.Lighttpd {
 			continue
 		}
 		t.Run(string(server), func(t *testing.T) {
 			sourcetest.Run(t, func(t *testing.T, dir string) source.Source {
-				src, err := srchttp.New(httptest.ServeIndexed(t, server, dir), srchttp.Options{})
+				src, err := srchttp.New(mirrortest.ServeIndexed(t, server, dir), srchttp.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -293,10 +293,10 @@ func TestRealServerManifestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, server := range httptest.Indexers {
+	for _, server := range mirrortest.Indexers {
 		t.Run(string(server), func(t *testing.T) {
-			target := httptest.ServeIndexed(t, server, dir)
-			proxy, slow := httptest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
+			target := mirrortest.ServeIndexed(t, server, dir)
+			proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
 			src, err := srchttp.New(proxy+"/", srchttp.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -329,9 +329,9 @@ func TestRealServerNotAnIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, server := range []httptest.Indexer{httptest.Nginx, httptest.ApacheTable, httptest.Lighttpd} {
+	for _, server := range []mirrortest.Indexer{mirrortest.Nginx, mirrortest.ApacheTable, mirrortest.Lighttpd} {
 		t.Run(string(server), func(t *testing.T) {
-			src, err := srchttp.New(httptest.ServeIndexed(t, server, dir), srchttp.Options{})
+			src, err := srchttp.New(mirrortest.ServeIndexed(t, server, dir), srchttp.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,8 +362,8 @@ func TestCapturedPages(t *testing.T) {
 	writeFixtureTree(t, dir)
 	folders := map[string]string{"root": ".", "subdir": "sub dir", "wdl": "wdl", "empty": "empty folder"}
 	files, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzParse", "*-*"))
-	if err != nil || len(files) < len(httptest.Indexers)*len(folders) {
-		t.Fatalf("%d captured pages (%v), want %d", len(files), err, len(httptest.Indexers)*len(folders))
+	if err != nil || len(files) < len(mirrortest.Indexers)*len(folders) {
+		t.Fatalf("%d captured pages (%v), want %d", len(files), err, len(mirrortest.Indexers)*len(folders))
 	}
 	for _, f := range files {
 		page, rawURL := readSeed(t, f)
@@ -425,10 +425,10 @@ func TestRealServerLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, server := range []httptest.Indexer{httptest.Nginx, httptest.ApacheTable, httptest.Lighttpd} {
+	for _, server := range []mirrortest.Indexer{mirrortest.Nginx, mirrortest.ApacheTable, mirrortest.Lighttpd} {
 		t.Run(string(server), func(t *testing.T) {
-			target := httptest.ServeIndexed(t, server, dir)
-			proxy, slow := httptest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
+			target := mirrortest.ServeIndexed(t, server, dir)
+			proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
 			src, err := srchttp.New(proxy+"/", srchttp.Options{})
 			if err != nil {
 				t.Fatal(err)

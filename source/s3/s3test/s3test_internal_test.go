@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestPortTaken: when another server holds the port picked for versitygw,

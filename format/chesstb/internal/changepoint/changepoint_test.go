@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // drawRank marks a DRAW layer in a test cell's per-layer ranks.

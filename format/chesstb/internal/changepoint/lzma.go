@@ -3,7 +3,7 @@ package changepoint
 import (
 	"fmt"
 
-	"github.com/tbfs/tbfs/internal/lzma"
+	"github.com/tbfs/tbfs/format/chesstb/internal/lzma"
 )
 
 // Decompress inflates one compressed block to exactly usize bytes. The

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/tbfs/tbfs/internal/cli"
-	"github.com/tbfs/tbfs/internal/lz4store"
+	"github.com/tbfs/tbfs/cmd/internal/cli"
+	"github.com/tbfs/tbfs/format/lz4store"
 )
 
 // DefaultDecodedCacheSize is --decoded-cache-size's default.
@@ -14,7 +14,7 @@ const DefaultDecodedCacheSize = 4 << 30
 
 // DecodedCache is the --decoded-cache and --decoded-cache-size flags, one
 // definition for tbprobe and tbfs: a directory keeping decoded distance and
-// pack blocks (internal/lz4store) across runs and remounts, so a restarted
+// pack blocks (format/lz4store) across runs and remounts, so a restarted
 // process reads them back instead of decoding their LZMA again.
 type DecodedCache struct {
 	Dir  string   // "" for none

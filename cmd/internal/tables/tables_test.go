@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/tables"
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // TestOpen opens a directory and the embedded fixtures; both list the

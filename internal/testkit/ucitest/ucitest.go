@@ -1,5 +1,5 @@
 // Package ucitest gives tests real UCI engine processes: the deliberately
-// broken engine of internal/brokenuci, built for the test, and Stockfish
+// broken engine of internal/testkit/brokenuci, built for the test, and Stockfish
 // where it is installed (always under CI, where .ci/run installs it).
 package ucitest
 
@@ -10,10 +10,10 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
-// BrokenEngine builds internal/brokenuci into a temporary directory and
+// BrokenEngine builds internal/testkit/brokenuci into a temporary directory and
 // returns the executable's path.
 func BrokenEngine(t testing.TB) string {
 	t.Helper()
@@ -22,7 +22,7 @@ func BrokenEngine(t testing.TB) string {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	out := filepath.Join(t.TempDir(), "brokenuci")
-	cmd := exec.Command(goTool, "build", "-o", out, "github.com/tbfs/tbfs/internal/brokenuci")
+	cmd := exec.Command(goTool, "build", "-o", out, "github.com/tbfs/tbfs/internal/testkit/brokenuci")
 	cmd.Dir = testenv.RepoRoot(t)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the broken engine: %v\n%s", err, b)

@@ -1,4 +1,4 @@
-package httptest
+package mirrortest
 
 import (
 	"net"
@@ -140,11 +140,11 @@ func ProxySlow(t testing.TB, target string, d time.Duration) (string, *Slow) {
 	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil || u.Scheme != "http" {
-		t.Fatalf("httptest: proxy target %q is not an http URL", target)
+		t.Fatalf("mirrortest: proxy target %q is not an http URL", target)
 	}
 	if host := u.Hostname(); host != "localhost" {
 		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			t.Fatalf("httptest: proxy target %q is not on loopback", target)
+			t.Fatalf("mirrortest: proxy target %q is not on loopback", target)
 		}
 	}
 	rp := &httputil.ReverseProxy{

@@ -1,4 +1,4 @@
-package httptest
+package mirrortest
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // Indexer is a real web server, with the directory index pages it

@@ -1,14 +1,14 @@
-// Package httptest serves a local directory over HTTP on 127.0.0.1 for
+// Package mirrortest serves a local directory over HTTP on 127.0.0.1 for
 // tests, with Range, HEAD and optionally a manifest, so tests of any layer can
 // read tables through the HTTP transport:
 //
-//	url := httptest.Serve(t, dir)          // http://127.0.0.1:PORT/
+//	url := mirrortest.Serve(t, dir)        // http://127.0.0.1:PORT/
 //	src, err := source.Open(ctx, url)      // with source/http registered
 //
 // Directories are not served (404), names are checked with source.CheckName,
 // and files are opened through an os.Root, so nothing outside dir is ever
 // sent. The server stops when the test ends.
-package httptest
+package mirrortest
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func Handler(t testing.TB, dir string) http.Handler {
 	t.Helper()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		t.Fatalf("httptest: %v", err)
+		t.Fatalf("mirrortest: %v", err)
 	}
 	t.Cleanup(func() { root.Close() })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +74,7 @@ func Handler(t testing.TB, dir string) http.Handler {
 func WriteManifest(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, srchttp.DefaultManifest), manifest(t, dir), 0o644); err != nil {
-		t.Fatalf("httptest: %v", err)
+		t.Fatalf("mirrortest: %v", err)
 	}
 }
 
@@ -118,11 +118,11 @@ func manifest(t testing.TB, dir string) []byte {
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("httptest: walking %s: %v", dir, err)
+		t.Fatalf("mirrortest: walking %s: %v", dir, err)
 	}
 	var b bytes.Buffer
 	if err := srchttp.WriteManifest(&b, entries); err != nil {
-		t.Fatalf("httptest: %v", err)
+		t.Fatalf("mirrortest: %v", err)
 	}
 	return b.Bytes()
 }

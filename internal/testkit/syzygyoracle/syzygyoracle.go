@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tbfs/tbfs/internal/testenv"
+	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
 
 // Move is one entry of a row's moves column, from the mover's side at the
