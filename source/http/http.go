@@ -410,9 +410,12 @@ func (v version) preconditions(h http.Header) {
 
 // check compares the validators of an answer with the pinned ones. A
 // validator the answer leaves out is not a change: some servers send them
-// with full answers only.
+// with full answers only. ETags are compared weakly (RFC 9110 §8.8.3.2:
+// the same tag, either of them weak, is the same version), as Apache sends
+// W/"tag" for a file modified within the last second and "tag" once that
+// second has passed.
 func (v version) check(got version) error {
-	if v.etag != "" && got.etag != "" && got.etag != v.etag {
+	if v.etag != "" && got.etag != "" && strings.TrimPrefix(got.etag, "W/") != strings.TrimPrefix(v.etag, "W/") {
 		return source.Changed("ETag %s, opened as %s", got.etag, v.etag)
 	}
 	if v.etag == "" && v.lastMod != "" && got.lastMod != "" && got.lastMod != v.lastMod {
