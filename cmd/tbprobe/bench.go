@@ -36,7 +36,14 @@ the process's CPU time (probes per CPU second). A probe asks for every
 metric (Probe), or with --wdl for the WDL class alone.
 Positions come from a file (one FEN per line) or are drawn at random from
 the materials the tables hold (legal placements, either side to move) with a
-fixed seed; --write saves them.`
+fixed seed; --write saves them.
+
+With --fresh, a pass before those probes each position with tables opened
+afresh, as a fresh process would, and reports per probe the requests sent
+to the transports and the round trips they cost: the longest chain of
+requests each sent after the one before it was answered, which over a
+remote mirror or bucket is what a cold probe waits for (median, p90 and
+max of each; a listing read from several index pages counts each page).`
 
 // benchPass is what one pass over the positions measured.
 type benchPass struct {
@@ -100,6 +107,7 @@ type benchOptions struct {
 	parallel       int
 	wdlOnly        bool
 	coldOnly       bool
+	fresh          bool
 	asJSON         bool
 	cpuProfile     string
 }
@@ -125,6 +133,7 @@ func newBenchCmd() *cobra.Command {
 	fs.IntVar(&o.parallel, "parallel", 1, "concurrent probers")
 	fs.BoolVar(&o.wdlOnly, "wdl", false, "probe the WDL class only, not every metric")
 	fs.BoolVar(&o.coldOnly, "cold-only", false, "make the cold pass only, so the whole process can be timed against a prober that makes one pass")
+	fs.BoolVar(&o.fresh, "fresh", false, "first probe each position with tables opened afresh, and report the requests and round trips of each cold probe")
 	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object per pass")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (for go tool pprof, or as cmd/tbprobe/default.pgo)")
 	return cmd
@@ -190,15 +199,37 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 		fmt.Fprintln(stderr, "tbprobe bench: no positions")
 		return 1
 	}
+	// A bar on a terminal only: each pass's result line says the rest.
+	bar := progress.New(stderr, progress.Options{Unit: "probes"})
+	code := 0
+	if o.fresh {
+		step := bar.Start("fresh", int64(len(positions)))
+		pass, firstErr := freshRun(ctx, tf, positions, o.wdlOnly, step.Add)
+		if ctx.Err() != nil {
+			step.Stop()
+		} else {
+			step.Done()
+		}
+		if o.asJSON {
+			b, _ := json.Marshal(pass)
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			writeFresh(stdout, &pass)
+		}
+		if firstErr != nil {
+			fmt.Fprintf(stderr, "tbprobe bench: %d of %d fresh probes failed; first: %v\n", pass.Errors, pass.Probes, firstErr)
+			code = 1
+		}
+		if ctx.Err() != nil {
+			return 1
+		}
+	}
 	ts, err := tf.open(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "tbprobe bench: %v\n", err)
 		return 1
 	}
 	defer ts.Close()
-	// A bar on a terminal only: each pass's result line says the rest.
-	bar := progress.New(stderr, progress.Options{Unit: "probes"})
-	code := 0
 	passes := []string{"cold", "warm"}
 	if o.coldOnly {
 		passes = passes[:1]
@@ -238,6 +269,93 @@ func runBench(ctx context.Context, tf *tableFlags, o benchOptions, args []string
 		}
 	}
 	return code
+}
+
+// freshPass is what the fresh pass measured: each probe's cost with
+// tables opened for it alone.
+type freshPass struct {
+	Name   string `json:"pass"`
+	Probes int    `json:"probes"`
+	Errors int    `json:"errors"`
+	// RoundTrips are each probe's longest chain of requests (median,
+	// p90, max), Requests its requests (median, max, mean).
+	RoundTripsP50 int     `json:"round_trips_median"`
+	RoundTripsP90 int     `json:"round_trips_p90"`
+	RoundTripsMax int     `json:"round_trips_max"`
+	RequestsP50   int     `json:"requests_median"`
+	RequestsMax   int     `json:"requests_max"`
+	RequestsMean  float64 `json:"requests_mean"`
+	P50Micros     float64 `json:"p50_us"`
+	P90Micros     float64 `json:"p90_us"`
+	MaxMicros     float64 `json:"max_us"`
+}
+
+// freshRun probes each position with tables opened for it alone, from
+// the open to the answer, calling advance(1) after each.
+func freshRun(ctx context.Context, tf *tableFlags, positions []chess.Position, wdlOnly bool, advance func(int64)) (freshPass, error) {
+	pass := freshPass{Name: "fresh", Probes: len(positions)}
+	var trips, reqs []int
+	var lat []time.Duration
+	var firstErr error
+	fresh := *tf
+	fresh.trace = new(metrics.Trace)
+	for i := range positions {
+		if ctx.Err() != nil {
+			firstErr = ctx.Err()
+			break
+		}
+		fresh.trace.Reset()
+		t0 := time.Now()
+		ts, err := fresh.open(ctx)
+		if err == nil {
+			if wdlOnly {
+				_, err = ts.tb.WDL(ctx, &positions[i])
+			} else {
+				_, err = ts.tb.Probe(ctx, &positions[i])
+			}
+		}
+		// The round trips are counted before the close: what was still in
+		// flight (a listing in the background) did not hold up the
+		// answer. Its requests count, once the close has ended them.
+		lat = append(lat, time.Since(t0))
+		trips = append(trips, fresh.trace.RoundTrips())
+		if ts != nil {
+			ts.Close()
+		}
+		reqs = append(reqs, fresh.trace.Requests())
+		if err != nil {
+			pass.Errors++
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+		advance(1)
+	}
+	if len(lat) == 0 {
+		return pass, firstErr
+	}
+	slices.Sort(trips)
+	slices.Sort(lat)
+	total := 0
+	for _, n := range reqs {
+		total += n
+	}
+	slices.Sort(reqs)
+	at := func(n int, q float64) int { return min(n-1, int(q*float64(n))) }
+	pass.RoundTripsP50, pass.RoundTripsP90, pass.RoundTripsMax = trips[at(len(trips), 0.5)], trips[at(len(trips), 0.9)], trips[len(trips)-1]
+	pass.RequestsP50, pass.RequestsMax = reqs[at(len(reqs), 0.5)], reqs[len(reqs)-1]
+	pass.RequestsMean = float64(total) / float64(len(reqs))
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+	pass.P50Micros, pass.P90Micros, pass.MaxMicros = us(lat[at(len(lat), 0.5)]), us(lat[at(len(lat), 0.9)]), us(lat[len(lat)-1])
+	return pass, firstErr
+}
+
+// writeFresh prints the fresh pass for people.
+func writeFresh(w io.Writer, p *freshPass) {
+	fmt.Fprintf(w, "%s: %d probes (%d failed), each with tables opened for it alone: latency p50 %.1fms, p90 %.1fms, max %.1fms\n",
+		p.Name, p.Probes, p.Errors, p.P50Micros/1e3, p.P90Micros/1e3, p.MaxMicros/1e3)
+	fmt.Fprintf(w, "  round trips per cold probe: median %d, p90 %d, max %d; requests per cold probe: median %d, max %d, mean %.1f\n",
+		p.RoundTripsP50, p.RoundTripsP90, p.RoundTripsMax, p.RequestsP50, p.RequestsMax, p.RequestsMean)
 }
 
 // startCPUProfile starts profiling the process's CPU into path; stop ends

@@ -15,6 +15,7 @@ import (
 	"github.com/tbfs/tbfs/cmd/internal/cli"
 	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
+	"github.com/tbfs/tbfs/source/http/mirrortest"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -202,5 +203,51 @@ func BenchmarkBenchShipped(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// TestBenchFresh: bench --fresh probes each position with tables opened
+// for it alone and reports its requests and round trips: the requests it
+// counts are the ones the server saw (the arbiter is the server's own
+// count), each probe sends at least one, and no chain of requests is
+// longer than the requests there were.
+func TestBenchFresh(t *testing.T) {
+	dir := t.TempDir()
+	var fens []string
+	for i, r := range chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv")) {
+		if i%97 == 0 && len(fens) < 12 {
+			fens = append(fens, r.FEN)
+		}
+	}
+	file := filepath.Join(dir, "pos.txt")
+	if err := os.WriteFile(file, []byte(strings.Join(fens, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, slow := mirrortest.ServeSlow(t, testenv.Testdata(t, "chesstb"), 0)
+	res := runBin(t, "", nil, "bench", "--fresh", "--cold-only", "--json", "--positions", file, "--tables", url)
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s%s", res.code, res.stdout, res.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	var f freshPass
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &f) != nil || f.Name != "fresh" {
+		t.Fatalf("want the fresh pass, then the cold one:\n%s", res.stdout)
+	}
+	var cold benchPass
+	if err := json.Unmarshal([]byte(lines[1]), &cold); err != nil {
+		t.Fatal(err)
+	}
+	// The cold pass's listing is one call of two requests.
+	sent := slow.Counts().Total() - int(cold.Requests+cold.Lists)
+	counted := f.RequestsMean * float64(f.Probes)
+	if f.Probes != len(fens) || f.Errors != 0 || f.RequestsP50 < 1 || f.RoundTripsP50 < 1 ||
+		f.RoundTripsMax > f.RequestsMax || f.RoundTripsP50 > f.RoundTripsP90 || f.RoundTripsP90 > f.RoundTripsMax {
+		t.Errorf("%+v", f)
+	}
+	if counted != float64(sent) {
+		t.Errorf("fresh probes counted %.0f requests, the server saw %d", counted, sent)
+	}
+	if !strings.Contains(runBin(t, "", nil, "bench", "--fresh", "--cold-only", "--positions", file, "--tables", url).stdout, "round trips per cold probe: median ") {
+		t.Error("the human form does not say the round trips")
 	}
 }

@@ -139,8 +139,52 @@ func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geiste
 			return 1
 		}
 	}
+	var sv *manifestSaver
+	if o.writeManifests {
+		sv = &manifestSaver{
+			ready: func(loc string) error {
+				_, err := manifestFolder(loc, o.manifestDir)
+				return err
+			},
+			save: func(loc, name string, b []byte) (string, error) {
+				path, err := saveManifest(loc, name, o.manifestDir, b)
+				return "wrote   " + path, err
+			},
+		}
+	}
+	tot, err := checkGeisterTables(ctx, gt, want, named, sv, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "tbprobe geister verify: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%d tables checked: %d verified, %d not listed in any sums, %d corrupt, %d unreadable\n", tot.checked, tot.verified, tot.unlisted, tot.bad, tot.failed)
+	if tot.checked == 0 && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "tbprobe geister verify: no Geister tables in %s\n", strings.Join(redactAll(gt.locs), ", "))
+		return 1
+	}
+	if tot.bad > 0 || tot.failed > 0 || ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
+
+// geisterTotals are what a check of Geister tables counted.
+type geisterTotals struct {
+	checked, verified, unlisted, bad, failed int
+	// tables has one entry for each table checked; ok for one that
+	// verified against its sums and got its frame manifest (with save).
+	tables []checkedTable
+}
+
+// checkGeisterTables reads the tables of want whole and checks each
+// against its sums (and a frame manifest, when one is used), printing a
+// line for each ("ok" only without a progress bar); with save, each obsblk
+// table that verified gets its frame manifest. A material of want with no
+// table is an error when named (the user asked for it), and skipped
+// otherwise (a candidate of a source that cannot list).
+func checkGeisterTables(ctx context.Context, gt *geisterTables, want []geistertb.Material, named bool, save *manifestSaver, stdout, stderr io.Writer) (geisterTotals, error) {
 	bar := progress.New(stderr, progress.Options{Unit: "entries"})
-	var checked, verified, unlisted, bad, failed int
+	var tot geisterTotals
 	for i, m := range want {
 		if ctx.Err() != nil {
 			break
@@ -159,34 +203,41 @@ func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geiste
 		if err == nil || c.Name != "" {
 			where = source.RedactURL(gt.locs[c.Source])
 		}
+		res := checkedTable{name: c.Name, src: where, forms: geisterForms(m)}
+		if res.name == "" {
+			// Refused as it was opened: which form is not known.
+			res.name = m.FileName()
+		}
 		switch {
 		case errors.Is(err, geistertb.ErrNoTable) && !named:
 			continue // a candidate of a source that cannot list
 		case errors.Is(err, geistertb.ErrNoTable):
-			fmt.Fprintf(stderr, "tbprobe geister verify: no table for %v (id%03d)\n", m, m.ID())
-			return 1
+			return tot, fmt.Errorf("no table for %v (id%03d)", m, m.ID())
 		case errors.Is(err, geistertb.ErrCorrupt):
-			checked++
-			bad++
+			tot.checked++
+			tot.bad++
+			tot.tables = append(tot.tables, res)
 			fmt.Fprintf(stdout, "CORRUPT %v%s\n", err, inLoc(where))
 			continue
 		case err != nil:
-			checked++
-			failed++
+			tot.checked++
+			tot.failed++
+			tot.tables = append(tot.tables, res)
 			fmt.Fprintf(stdout, "FAILED  %s: %v%s\n", m.FileName(), err, inLoc(where))
 			continue // an interrupt ends the loop at its top
 		}
-		checked++
+		tot.checked++
 		if !c.Listed {
-			unlisted++
+			tot.unlisted++
+			tot.tables = append(tot.tables, res)
 			note := ""
-			if o.writeManifests {
+			if save != nil {
 				note = "; no manifest written"
 			}
 			fmt.Fprintf(stdout, "note    %s: not listed in %s or %s.sha256: read whole, but nothing to check its bytes against%s (in %s)\n", c.Name, geistertb.SumsFile, m.FileName(), note, where)
 			continue
 		}
-		verified++
+		tot.verified++
 		if !bar.Terminal() {
 			legacy := ""
 			if c.Legacy {
@@ -194,30 +245,36 @@ func runGeisterVerify(ctx context.Context, o geisterVerifyOptions, want []geiste
 			}
 			fmt.Fprintf(stdout, "ok      %s%s\n", c.Name, legacy)
 		}
-		if !o.writeManifests {
+		if save == nil {
+			res.ok = true
+			tot.tables = append(tot.tables, res)
 			continue
 		}
 		if c.Legacy {
+			tot.tables = append(tot.tables, res)
 			fmt.Fprintf(stdout, "note    %s: legacy layout: no manifest written (frame manifests cover obsblk tables)\n", c.Name)
 			continue
 		}
-		path, err := saveManifest(gt.locs[c.Source], m.FileName()+geistertb.ManifestSuffix, o.manifestDir, c.Manifest)
+		line, err := save.save(gt.locs[c.Source], m.FileName()+geistertb.ManifestSuffix, c.Manifest)
 		if err != nil {
 			fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", c.Name, err, where)
-			failed++
+			tot.failed++
+			tot.tables = append(tot.tables, res)
 			continue
 		}
-		fmt.Fprintf(stdout, "wrote   %s\n", path)
+		fmt.Fprintln(stdout, line)
+		res.ok, res.manifest = true, m.FileName()+geistertb.ManifestSuffix
+		tot.tables = append(tot.tables, res)
 	}
-	fmt.Fprintf(stdout, "%d tables checked: %d verified, %d not listed in any sums, %d corrupt, %d unreadable\n", checked, verified, unlisted, bad, failed)
-	if checked == 0 && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "tbprobe geister verify: no Geister tables in %s\n", strings.Join(redactAll(gt.locs), ", "))
-		return 1
-	}
-	if bad > 0 || failed > 0 || ctx.Err() != nil {
-		return 1
-	}
-	return 0
+	return tot, nil
+}
+
+// geisterForms are the names the Geister reader looks for material m's
+// table under, in the order it looks.
+func geisterForms(m geistertb.Material) []string {
+	raw := m.FileName()
+	legacy := strings.TrimSuffix(raw, "_obsblk.bin") + ".bin"
+	return []string{raw + ".zst", raw + ".zstd", raw, legacy + ".zst", legacy + ".zstd", legacy}
 }
 
 // inLoc is " (in LOC)" for a known location, "" otherwise.

@@ -140,7 +140,13 @@ func runLs(ctx context.Context, tf *tableFlags, plugins bool, stdout, stderr io.
 		return 1
 	}
 	for _, e := range syz {
-		fmt.Fprintf(tw, "%s\t%s\t%s\tsyzygy\t%s\n", e.material, strings.ToUpper(e.kind.String()), cli.FormatSize(e.size), e.name)
+		size, err := sizeOf(ctx, ts, e)
+		if err != nil {
+			failed = true
+			fmt.Fprintf(tw, "%s\t%s\t-\terror: %v\t%s\n", e.material, strings.ToUpper(e.kind.String()), err, e.name)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\tsyzygy\t%s\n", e.material, strings.ToUpper(e.kind.String()), cli.FormatSize(size), e.name)
 	}
 	if failed {
 		return 1

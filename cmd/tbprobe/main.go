@@ -6,6 +6,7 @@
 //	ls       the materials and table kinds available, with sizes and forms
 //	info     the header facts of one material's tables
 //	verify   decode every block of every table, recount the .info totals
+//	publish  verify a folder of tables, write their manifests and its listing
 //	serve    an HTTP API compatible with the lichess tablebase server
 //	mate     prove or refute a forced mate (retro.ProveMate)
 //	geister  probe Geister perfect-information tables
@@ -55,7 +56,7 @@ var subcommands = []struct {
 	build func() *cobra.Command
 }{
 	{"bench", newBenchCmd}, {"ls", newLsCmd}, {"info", newInfoCmd}, {"verify", newVerifyCmd},
-	{"serve", newServeCmd}, {"mate", newMateCmd}, {"geister", newGeisterCmd},
+	{"publish", newPublishCmd}, {"serve", newServeCmd}, {"mate", newMateCmd}, {"geister", newGeisterCmd},
 	{"battery", newBatteryCmd}, {"dataset", newDatasetCmd},
 }
 

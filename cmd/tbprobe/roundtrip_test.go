@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	nethttptest "net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,11 +16,15 @@ import (
 	"time"
 
 	"github.com/tbfs/tbfs/chess"
+	"github.com/tbfs/tbfs/cmd/internal/tables"
 	"github.com/tbfs/tbfs/format/chesstb"
 	"github.com/tbfs/tbfs/internal/testkit/chesstboracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 	"github.com/tbfs/tbfs/source"
+	srchttp "github.com/tbfs/tbfs/source/http"
 	"github.com/tbfs/tbfs/source/http/mirrortest"
+	"github.com/tbfs/tbfs/source/listcache"
+	"github.com/tbfs/tbfs/source/metrics"
 	"github.com/tbfs/tbfs/source/s3/s3test"
 )
 
@@ -35,6 +41,8 @@ const coldTries = 3
 type coldReport struct {
 	trips          []float64 // round trips per probe, sorted
 	waves          []float64 // requests on the critical path per probe, sorted
+	reqs           []float64 // requests per probe, sorted
+	client         []float64 // round trips per probe the client's trace counts (bench --fresh), sorted
 	requests       int       // every request the server saw
 	heads, lists   int
 	bytes          int64
@@ -48,30 +56,35 @@ func quantile(sorted []float64, q float64) float64 {
 }
 
 func (r coldReport) String() string {
-	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f (critical-path requests: median %.0f, p90 %.0f, max %.0f); per probe %.2f requests (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
+	return fmt.Sprintf("round trips per cold probe: median %.2f, p90 %.2f, max %.2f (critical-path requests: median %.0f, p90 %.0f, max %.0f; as the client's trace counts them: median %.0f, p90 %.0f, max %.0f); requests per probe: median %.0f, max %.0f, mean %.2f (%.2f HEAD, %.2f LIST), %.0f bytes; %d failed",
 		r.quantile(0.5), r.quantile(0.9), r.trips[len(r.trips)-1],
 		quantile(r.waves, 0.5), quantile(r.waves, 0.9), r.waves[len(r.waves)-1],
+		quantile(r.client, 0.5), quantile(r.client, 0.9), r.client[len(r.client)-1],
+		quantile(r.reqs, 0.5), r.reqs[len(r.reqs)-1],
 		float64(r.requests)/float64(r.probes), float64(r.heads)/float64(r.probes), float64(r.lists)/float64(r.probes),
 		float64(r.bytes)/float64(r.probes), r.failed)
 }
 
 // coldProbes probes each position with fresh state, as a fresh process
-// would: a new table set over url (behind slow) and a new one over the local
-// directory, and counts (remote wall - local wall) / delay for each.
+// with the default flags would: a new table set over url (behind slow) and a
+// new one over the local directory, and counts (remote wall - local wall) /
+// delay for each.
 func coldProbes(t testing.TB, remote, local string, slow *mirrortest.Slow, positions []chess.Position) coldReport {
 	t.Helper()
 	ctx := context.Background()
 	var started time.Time
-	probe := func(tables string, pos *chess.Position) (time.Duration, int64, error) {
-		tf := tableFlags{tables: []string{tables}, cacheSize: 64 << 20}
+	trace := new(metrics.Trace)
+	probe := func(loc string, pos *chess.Position) (time.Duration, int64, int, error) {
+		tf := tableFlags{tables: []string{loc}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL), trace: trace}
+		trace.Reset()
 		started = time.Now()
 		ts, err := tf.open(ctx)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		defer ts.Close()
 		_, err = ts.tb.Probe(ctx, pos)
-		return time.Since(started), ts.Stats().Bytes, err
+		return time.Since(started), ts.Stats().Bytes, trace.RoundTrips(), err
 	}
 	var rep coldReport
 	slow.Reset()
@@ -82,12 +95,19 @@ func coldProbes(t testing.TB, remote, local string, slow *mirrortest.Slow, posit
 		var lw, rw time.Duration
 		var bytes int64
 		var lerr, rerr error
-		waves := 0
+		waves, reqs, client := 0, 0, 0
 		for try := range coldTries {
-			l, _, le := probe(local, pos)
-			r, b, re := probe(remote, pos)
+			l, _, _, le := probe(local, pos)
+			sent := slow.Counts().Total()
+			r, b, c, re := probe(remote, pos)
 			if w := slow.Waves(started); try == 0 || w < waves {
 				waves = w
+			}
+			if try == 0 || c < client {
+				client = c
+			}
+			if n := slow.Counts().Total() - sent; try == 0 || n < reqs {
+				reqs = n
 			}
 			if try == 0 || l < lw {
 				lw = l
@@ -105,6 +125,8 @@ func coldProbes(t testing.TB, remote, local string, slow *mirrortest.Slow, posit
 		}
 		rep.trips = append(rep.trips, max(0, float64(rw-lw)/float64(coldDelay)))
 		rep.waves = append(rep.waves, float64(waves))
+		rep.reqs = append(rep.reqs, float64(reqs))
+		rep.client = append(rep.client, float64(client))
 		rep.bytes += bytes
 		rep.probes++
 	}
@@ -112,6 +134,8 @@ func coldProbes(t testing.TB, remote, local string, slow *mirrortest.Slow, posit
 	rep.requests, rep.heads, rep.lists = c.Total()/coldTries, c.Heads/coldTries, c.Lists/coldTries
 	slices.Sort(rep.trips)
 	slices.Sort(rep.waves)
+	slices.Sort(rep.reqs)
+	slices.Sort(rep.client)
 	return rep
 }
 
@@ -138,28 +162,38 @@ func coldPositions(t testing.TB, dir string, n int) []chess.Position {
 	return out
 }
 
-// BenchmarkColdRoundTrips prints the round trips a cold probe of every
-// metric spends over HTTP (a mirror with a manifest, and one without) and S3
-// (versitygw) with 50 ms added to every request: 40 random positions of the
-// shipped tables, fresh state for each.
+// BenchmarkColdRoundTrips prints the round trips and requests a cold probe
+// of every metric spends over HTTP mirrors as they are published (plain
+// files; with each table's .tbsum; with a MANIFEST listing; with both; as
+// a real nginx's autoindex pages, without and with .tbsum) and S3
+// (versitygw), with 50 ms added to every request: 40 random positions of
+// the shipped tables, fresh state for each.
 //
 //	go test ./cmd/tbprobe -run '^$' -bench ColdRoundTrips -benchtime 1x
 func BenchmarkColdRoundTrips(b *testing.B) {
-	dir := filepath.Join(testenv.Shared(b, "chesstb"), "shipped")
+	dir := testenv.Shared(b, "chesstb", "shipped")
 	positions := coldPositions(b, dir, 40)
-	b.Run("http", func(b *testing.B) {
-		remote, slow := mirrortest.ServeSlowListed(b, dir, coldDelay)
-		for range b.N {
-			reportCold(b, coldProbes(b, remote, dir, slow, positions))
-		}
-	})
-	// A mirror without a manifest answers a missing table only with 404s.
-	b.Run("http-unlisted", func(b *testing.B) {
-		remote, slow := mirrortest.ServeSlow(b, dir, coldDelay)
-		for range b.N {
-			reportCold(b, coldProbes(b, remote, dir, slow, positions))
-		}
-	})
+	published, sumsOnly := publishedCopies(b, dir)
+	for _, m := range []struct {
+		name  string
+		serve func(b *testing.B) (string, *mirrortest.Slow)
+	}{
+		// A mirror without a listing answers a missing table only with
+		// 404s.
+		{"http-plain", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlow(b, dir, coldDelay) }},
+		{"http-tbsum", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlow(b, sumsOnly, coldDelay) }},
+		{"http-manifest", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlowListed(b, dir, coldDelay) }},
+		{"http-manifest+tbsum", func(b *testing.B) (string, *mirrortest.Slow) { return mirrortest.ServeSlow(b, published, coldDelay) }},
+		{"http-autoindex", func(b *testing.B) (string, *mirrortest.Slow) { return indexedSlow(b, dir) }},
+		{"http-autoindex+tbsum", func(b *testing.B) (string, *mirrortest.Slow) { return indexedSlow(b, sumsOnly) }},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			remote, slow := m.serve(b)
+			for range b.N {
+				reportCold(b, coldProbes(b, remote, dir, slow, positions))
+			}
+		})
+	}
 	b.Run("s3", func(b *testing.B) {
 		srv, _ := s3test.ServeDir(b, dir)
 		srv.Setenv(b)
@@ -169,6 +203,61 @@ func BenchmarkColdRoundTrips(b *testing.B) {
 			reportCold(b, coldProbes(b, remote, dir, slow, positions))
 		}
 	})
+}
+
+// publishedCopies copies the tables of dir and publishes the copy (its
+// .tbsum files and MANIFEST, by tbprobe publish), then links a second copy
+// of the published one without the MANIFEST.
+func publishedCopies(b *testing.B, dir string) (published, sumsOnly string) {
+	b.Helper()
+	published, sumsOnly = b.TempDir(), b.TempDir()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(published, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(published, rel), data, 0o644)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out strings.Builder
+	if code := runPublish(context.Background(), published, 64<<20, &out, &out); code != 0 {
+		b.Fatalf("publish: exit %d\n%s", code, out.String())
+	}
+	err = filepath.WalkDir(published, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(published, p)
+		if rel == srchttp.DefaultManifest {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(sumsOnly, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.Link(p, filepath.Join(sumsOnly, rel))
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return published, sumsOnly
+}
+
+// indexedSlow serves dir by a real nginx with autoindex on, behind the
+// latency-adding proxy.
+func indexedSlow(b *testing.B, dir string) (string, *mirrortest.Slow) {
+	b.Helper()
+	target := mirrortest.ServeIndexed(b, mirrortest.Nginx, dir)
+	base, slow := mirrortest.ProxySlow(b, strings.TrimSuffix(target, "/"), coldDelay)
+	return base + "/", slow
 }
 
 // s3URL is the s3:// URL of the test bucket reached through endpoint.
@@ -184,6 +273,10 @@ func reportCold(b *testing.B, r coldReport) {
 	b.ReportMetric(r.trips[len(r.trips)-1], "rt-max")
 	b.ReportMetric(quantile(r.waves, 0.5), "critical-median")
 	b.ReportMetric(quantile(r.waves, 0.9), "critical-p90")
+	b.ReportMetric(quantile(r.client, 0.5), "client-median")
+	b.ReportMetric(quantile(r.client, 0.9), "client-p90")
+	b.ReportMetric(quantile(r.reqs, 0.5), "req-median")
+	b.ReportMetric(r.reqs[len(r.reqs)-1], "req-max")
 	b.ReportMetric(float64(r.requests)/float64(r.probes), "req/probe")
 	b.ReportMetric(float64(r.bytes)/float64(r.probes), "B/probe")
 	b.Log(r)

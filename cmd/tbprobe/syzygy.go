@@ -52,6 +52,26 @@ func findSyzygyTables(ctx context.Context, ts *tableSet) ([]syzygyEntry, error) 
 	return out, nil
 }
 
+// sizeOf is e's size: the listing's, or where the listing gives none (a
+// mirror's index pages), what opening the file says.
+func sizeOf(ctx context.Context, ts *tableSet, e syzygyEntry) (int64, error) {
+	if e.size >= 0 {
+		return e.size, nil
+	}
+	for _, loc := range ts.set {
+		if loc.URL != e.src {
+			continue
+		}
+		obj, err := loc.Open(ctx, e.name)
+		if err != nil {
+			return 0, err
+		}
+		defer obj.Close()
+		return obj.Size(), nil
+	}
+	return 0, fmt.Errorf("%s: no location %s", e.name, e.src)
+}
+
 // eachListing lists every table location in search order and hands each
 // listing to fn; a location that cannot list is an error naming it.
 func eachListing(ctx context.Context, ts *tableSet, fn func(url string, entries []source.Entry)) error {
@@ -94,7 +114,11 @@ func writeSyzygyInfo(ctx context.Context, ts *tableSet, material string, w io.Wr
 		if chesstbSpelling(e.material) != material {
 			continue
 		}
-		fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), Syzygy (in %s)\n", strings.ToUpper(e.kind.String()), e.name, cli.FormatSize(e.size), e.size, e.src)
+		size, err := sizeOf(ctx, ts, e)
+		if err != nil {
+			return n, err
+		}
+		fmt.Fprintf(w, "  %-5s  %s, %s (%d bytes), Syzygy (in %s)\n", strings.ToUpper(e.kind.String()), e.name, cli.FormatSize(size), size, e.src)
 		if !slices.Contains(kinds, e.kind) {
 			kinds = append(kinds, e.kind)
 			if err := writeSyzygyIntegrity(ctx, ts, e.kind, e.material, w); err != nil {

@@ -32,6 +32,9 @@ type tableFlags struct {
 	noManifests bool
 	// decoded keeps decoded blocks on disk across runs.
 	decoded tables.DecodedCache
+	// trace, when set, records every request to the transports (bench
+	// --fresh counts round trips with it).
+	trace *metrics.Trace
 }
 
 // register adds the shared flags to fs.
@@ -73,7 +76,7 @@ func (tf *tableFlags) open(ctx context.Context) (*tableSet, error) {
 	ttl := tf.metadataTTL.TTL()
 	var err error
 	ts.opener, err = tables.NewOpener(ctx, tables.Options{
-		Stack:           stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: ttl},
+		Stack:           stack.Options{CacheBytes: int64(tf.cacheSize), MaxRequests: tf.maxRequests, MetadataTTL: ttl, Trace: tf.trace},
 		PluginDir:       tf.pluginDir,
 		PluginChecksums: tf.pluginChecksums,
 	})

@@ -114,8 +114,70 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 			}
 		}
 	}
+	var sv *manifestSaver
+	if writeManifests {
+		sv = &manifestSaver{
+			ready: func(loc string) error {
+				_, err := manifestFolder(loc, manifestDir)
+				return err
+			},
+			save: func(loc, name string, b []byte) (string, error) {
+				path, err := saveManifest(loc, name, manifestDir, b)
+				return "wrote   " + path, err
+			},
+		}
+	}
+	tot := checkChessTables(ctx, ts, tables, syz, sv, stdout, stderr)
+	fmt.Fprintf(stdout, "%d tables verified, %d corrupt blocks or files, %d unreadable\n", len(tables)+len(syz), tot.bad, tot.failed)
+	if tot.recounted > 0 || tot.mismatches > 0 {
+		fmt.Fprintf(stdout, "%d .info files compared with a recount, %d totals differ\n", tot.recounted, tot.mismatches)
+	}
+	if tot.bad > 0 || tot.failed > 0 || tot.mismatches > 0 || ctx.Err() != nil {
+		return 1
+	}
+	return 0
+}
+
+// manifestSaver is where a check puts the integrity manifests of the
+// tables that verify.
+type manifestSaver struct {
+	// ready says whether manifests of tables in location loc can be
+	// stored, before one is computed.
+	ready func(loc string) error
+	// save stores manifest b, called name (the table's object name plus
+	// its suffix), of a table in location loc, and returns the line to
+	// print for it ("wrote   PATH").
+	save func(loc, name string, b []byte) (string, error)
+}
+
+// checkedTable is what checking one table found.
+type checkedTable struct {
+	name, src string
+	// ok: the table verified (and its manifest, when one was asked for,
+	// was stored as manifest).
+	ok       bool
+	manifest string
+	// forms are every file name that stands for the same table (a
+	// Geister table's raw and compressed forms), name among them; nil
+	// for name alone.
+	forms []string
+}
+
+// checkTotals are a check's counts, verify's summary lines.
+type checkTotals struct {
+	bad, failed, recounted, mismatches int
+	tables                             []checkedTable
+}
+
+// checkChessTables checks every chesstb table (its blocks, its checksum
+// and, for WDL, the generator's .info totals) and every Syzygy file (its
+// embedded checksum), printing a line for each table that is corrupt or
+// unreadable ("ok" lines too when stderr shows no progress bar); with save,
+// each table that verified gets its integrity manifest, computed from the
+// table alone and handed to save.
+func checkChessTables(ctx context.Context, ts *tableSet, tables []tableEntry, syz []syzygyEntry, save *manifestSaver, stdout, stderr io.Writer) checkTotals {
 	bar := progress.New(stderr, progress.Options{Unit: "blocks"})
-	var bad, failed, recounted, mismatches int
+	var tot checkTotals
 	for i, e := range tables {
 		label := fmt.Sprintf("[%d/%d] %s", i+1, len(tables), e.name)
 		var step *progress.Step
@@ -128,13 +190,15 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 		if step != nil {
 			step.Done()
 		}
+		res := checkedTable{name: e.name, src: e.src}
 		for _, b := range blocks {
 			fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", b, e.src)
-			bad++
+			tot.bad++
 		}
 		if err != nil {
 			fmt.Fprintf(stdout, "FAILED  %s: %v (in %s)\n", e.name, err, e.src)
-			failed++
+			tot.failed++
+			tot.tables = append(tot.tables, res)
 			if ctx.Err() != nil {
 				break
 			}
@@ -142,76 +206,92 @@ func runVerify(ctx context.Context, tf *tableFlags, writeManifests bool, manifes
 		}
 		if err := ts.tb.VerifyChecksum(ctx, e.kind, e.material); err != nil {
 			fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", err, e.src)
-			bad++
+			tot.bad++
+			tot.tables = append(tot.tables, res)
 			continue
 		}
-		if len(blocks) == 0 && !bar.Terminal() {
+		if len(blocks) > 0 {
+			tot.tables = append(tot.tables, res)
+			continue
+		}
+		if !bar.Terminal() {
 			fmt.Fprintf(stdout, "ok      %s\n", e.name)
 		}
-		if writeManifests && len(blocks) == 0 {
-			path, err := writeManifest(ctx, ts, e, manifestDir)
-			if err != nil {
-				fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", e.name, err, e.src)
-				failed++
+		if e.kind == chesstb.KindWDL {
+			// Before the manifest, which is written only for a table
+			// that verified in full.
+			r := recountInfo(ctx, ts, e, stdout)
+			tot.recounted += r.checked
+			tot.mismatches += r.mismatches
+			tot.failed += r.failed
+			if r.mismatches > 0 || r.failed > 0 {
+				tot.tables = append(tot.tables, res)
 				continue
 			}
-			fmt.Fprintf(stdout, "wrote   %s\n", path)
 		}
-		if e.kind == chesstb.KindWDL && len(blocks) == 0 {
-			r := recountInfo(ctx, ts, e, stdout)
-			recounted += r.checked
-			mismatches += r.mismatches
-			failed += r.failed
+		if save != nil {
+			line, err := writeManifest(ctx, ts, e, save)
+			if err != nil {
+				fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", e.name, err, e.src)
+				tot.failed++
+				tot.tables = append(tot.tables, res)
+				continue
+			}
+			fmt.Fprintln(stdout, line)
+			res.manifest = e.name + chesstb.ManifestSuffix
 		}
+		res.ok = true
+		tot.tables = append(tot.tables, res)
 	}
 	for i, e := range syz {
 		if ctx.Err() != nil {
 			break
 		}
 		// The generator's embedded checksum over the whole file, the one
-		// its tbcheck recomputes; with --manifest the manifest is computed
-		// in the same pass, and only when that checksum matches.
+		// its tbcheck recomputes; with a manifest wanted it is computed in
+		// the same pass, and only when that checksum matches.
 		step := bar.Start(fmt.Sprintf("[%d/%d] %s", i+1, len(syz), e.name), 1)
 		var name string
 		var sums []byte
-		if writeManifests {
-			if _, err = manifestFolder(e.src, manifestDir); err == nil {
+		var err error
+		if save != nil {
+			if err = save.ready(e.src); err == nil {
 				name, sums, err = ts.probe.Syzygy.Manifest(ctx, e.kind, e.material)
 			}
 		} else {
 			err = ts.probe.Syzygy.VerifyChecksum(ctx, e.kind, e.material)
 		}
 		step.Done()
+		res := checkedTable{name: e.name, src: e.src}
 		switch {
 		case errors.Is(err, syzygy.ErrCorrupt):
 			fmt.Fprintf(stdout, "CORRUPT %v (in %s)\n", err, e.src)
-			bad++
+			tot.bad++
+			tot.tables = append(tot.tables, res)
 			continue
 		case err != nil:
 			fmt.Fprintf(stdout, "FAILED  %s: %v (in %s)\n", e.name, err, e.src)
-			failed++
+			tot.failed++
+			tot.tables = append(tot.tables, res)
 			continue
 		case !bar.Terminal():
 			fmt.Fprintf(stdout, "ok      %s (Syzygy checksum)\n", e.name)
 		}
-		if writeManifests {
-			path, err := saveManifest(e.src, name+syzygy.ManifestSuffix, manifestDir, sums)
+		if save != nil {
+			line, err := save.save(e.src, name+syzygy.ManifestSuffix, sums)
 			if err != nil {
 				fmt.Fprintf(stdout, "FAILED  manifest of %s: %v (in %s)\n", e.name, err, e.src)
-				failed++
+				tot.failed++
+				tot.tables = append(tot.tables, res)
 				continue
 			}
-			fmt.Fprintf(stdout, "wrote   %s\n", path)
+			fmt.Fprintln(stdout, line)
+			res.manifest = name + syzygy.ManifestSuffix
 		}
+		res.ok = true
+		tot.tables = append(tot.tables, res)
 	}
-	fmt.Fprintf(stdout, "%d tables verified, %d corrupt blocks or files, %d unreadable\n", len(tables)+len(syz), bad, failed)
-	if recounted > 0 || mismatches > 0 {
-		fmt.Fprintf(stdout, "%d .info files compared with a recount, %d totals differ\n", recounted, mismatches)
-	}
-	if bad > 0 || failed > 0 || mismatches > 0 || ctx.Err() != nil {
-		return 1
-	}
-	return 0
+	return tot
 }
 
 // infoName is where the generator's side file for a material's WDL and DTZ
@@ -302,18 +382,17 @@ func recountInfo(ctx context.Context, ts *tableSet, e tableEntry, stdout io.Writ
 	return res
 }
 
-// writeManifest writes the integrity manifest of table e into dir, or
-// beside the table when dir is empty (which needs the table in a local
-// folder), and returns the path written.
-func writeManifest(ctx context.Context, ts *tableSet, e tableEntry, dir string) (string, error) {
-	if _, err := manifestFolder(e.src, dir); err != nil {
+// writeManifest computes the integrity manifest of chesstb table e and
+// hands it to save.
+func writeManifest(ctx context.Context, ts *tableSet, e tableEntry, save *manifestSaver) (string, error) {
+	if err := save.ready(e.src); err != nil {
 		return "", err
 	}
 	b, err := ts.tb.Manifest(ctx, e.kind, e.material)
 	if err != nil {
 		return "", err
 	}
-	return saveManifest(e.src, e.name+chesstb.ManifestSuffix, dir, b)
+	return save.save(e.src, e.name+chesstb.ManifestSuffix, b)
 }
 
 // manifestFolder is where the manifests of the tables in location loc go:

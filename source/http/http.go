@@ -41,9 +41,20 @@
 //	0 empty file
 //
 // Names must be valid object names (source.CheckName) and appear at most
-// once. WriteManifest produces such a file. Without a manifest, List fails
-// with source.ErrUnsupported and Open still works by asking for each name.
-// The manifest itself is not listed.
+// once. WriteManifest produces such a file ("tbprobe publish" writes one
+// for a folder of tables). The manifest itself is not listed.
+//
+// A mirror without a manifest is listed from the directory index pages its
+// server generates (nginx's autoindex, Apache httpd's mod_autoindex,
+// lighttpd's mod_dirlisting; package autoindex reads them): one GET a
+// folder, subfolders as they are found. The manifest and the root's index
+// page are asked for together, and the manifest wins when there is one.
+// Index pages give no exact sizes, so their entries have Size -1 and an
+// object's size is always the one its ranged GET reports. Names a server
+// leaves out of its pages (nginx and, by Debian's default IndexIgnore,
+// Apache hide names beginning with a dot) are not listed. When neither a
+// manifest nor an index of every folder can be read, List fails with
+// source.ErrUnsupported and Open still works by asking for each name.
 package http
 
 import (
@@ -202,7 +213,9 @@ func (s *Source) do(ctx context.Context, method, name string, header http.Header
 		req.Header[k] = v
 	}
 	req.Header.Set("Accept-Encoding", "identity")
+	answered := source.ObserveRequest(ctx)
 	resp, err := s.client.Do(req)
+	answered()
 	if err != nil {
 		cancel()
 		return nil, nil, s.netErr(ctx, err)
@@ -397,9 +410,12 @@ func (v version) preconditions(h http.Header) {
 
 // check compares the validators of an answer with the pinned ones. A
 // validator the answer leaves out is not a change: some servers send them
-// with full answers only.
+// with full answers only. ETags are compared weakly (RFC 9110 §8.8.3.2:
+// the same tag, either of them weak, is the same version), as Apache sends
+// W/"tag" for a file modified within the last second and "tag" once that
+// second has passed.
 func (v version) check(got version) error {
-	if v.etag != "" && got.etag != "" && got.etag != v.etag {
+	if v.etag != "" && got.etag != "" && strings.TrimPrefix(got.etag, "W/") != strings.TrimPrefix(v.etag, "W/") {
 		return source.Changed("ETag %s, opened as %s", got.etag, v.etag)
 	}
 	if v.etag == "" && v.lastMod != "" && got.lastMod != "" && got.lastMod != v.lastMod {
@@ -476,9 +492,10 @@ func (s *Source) probe(ctx context.Context, name string) (int64, version, error)
 	return 0, version{}, statusErr(resp)
 }
 
-// List reads the manifest and returns its entries under prefix. Each call
-// reads it again, so tables added to the mirror show up; source/listcache
-// keeps a listing for a time-to-live where that costs too much.
+// List reads the manifest, or else the index pages, and returns the
+// entries under prefix. Each call reads them again, so tables added to the
+// mirror show up; source/listcache keeps a listing for a time-to-live where
+// that costs too much.
 func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
 	fail := func(err error) error { return &source.Error{Op: "list", Name: prefix, URL: s.redacted, Err: err} }
 	if err := source.CheckPrefix(prefix); err != nil {
@@ -490,7 +507,7 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 	if s.isClosed() {
 		return nil, fail(source.ErrClosed)
 	}
-	entries, err := s.loadManifest(ctx)
+	entries, err := s.listAll(ctx)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -505,7 +522,7 @@ func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error
 func (s *Source) loadManifest(ctx context.Context) ([]source.Entry, error) {
 	obj, err := s.Open(ctx, s.manifest)
 	if errors.Is(err, source.ErrNotFound) {
-		return nil, fmt.Errorf("%w: the mirror publishes no %s", source.ErrUnsupported, s.manifest)
+		return nil, errNoManifest
 	}
 	if err != nil {
 		return nil, err

@@ -112,3 +112,44 @@ func TestReplacedObject(t *testing.T) {
 		}
 	}
 }
+
+// TestETagTurnsStrong: Apache sends a weak ETag for a file modified within
+// the last second and the same tag strong once that second has passed
+// (ap_make_etag), so an object opened just after it was written reads on
+// with the strong tag; the same tag is the same version under RFC 9110's
+// weak comparison, and another tag is still a change.
+func TestETagTurnsStrong(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 4096)
+	var tag, weak atomic.Value
+	tag.Store(`"1000-5f"`)
+	weak.Store(true)
+	srv := nethttptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		etag := tag.Load().(string)
+		if weak.Load().(bool) {
+			etag = "W/" + etag
+		}
+		w.Header().Set("ETag", etag)
+		http.ServeContent(w, r, "t.bin", time.Time{}, bytes.NewReader(data))
+	}))
+	t.Cleanup(srv.Close)
+	src, err := srchttp.New(srv.URL+"/", srchttp.Options{OpenRead: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ctx := context.Background()
+	obj, err := src.Open(ctx, "t.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	weak.Store(false)
+	buf := make([]byte, 100)
+	if _, err := obj.ReadAt(ctx, buf, 1000, source.HintData); err != nil {
+		t.Errorf("read after the tag turned strong: %v", err)
+	}
+	tag.Store(`"2000-5f"`)
+	if _, err := obj.ReadAt(ctx, buf, 2000, source.HintData); !errors.Is(err, source.ErrChanged) {
+		t.Errorf("read after the tag changed: %v, want ErrChanged", err)
+	}
+}

@@ -55,6 +55,18 @@ type Counters struct {
 	opens, requests, bytes, lists, errors atomic.Int64
 	hits, misses, joins, evictions        atomic.Int64
 	retries                               atomic.Int64
+	trace                                 atomic.Pointer[Trace]
+}
+
+// SetTrace makes the wrappers counting into c record every request they
+// pass on into t as well (nil stops that).
+func (c *Counters) SetTrace(t *Trace) { c.trace.Store(t) }
+
+func (c *Counters) tracing() *Trace {
+	if c == nil {
+		return nil
+	}
+	return c.trace.Load()
 }
 
 func add(c *Counters, f func(*Counters) *atomic.Int64, n int64) {
@@ -131,7 +143,7 @@ func (s *Source) failed(err error) {
 // Open counts one open.
 func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 	s.c.opens.Add(1)
-	obj, err := s.inner.Open(ctx, name)
+	obj, err := observe(s.c.tracing(), ctx, func(ctx context.Context) (source.Object, error) { return s.inner.Open(ctx, name) })
 	s.failed(err)
 	if err != nil {
 		return nil, err
@@ -146,7 +158,7 @@ func (s *Source) Open(ctx context.Context, name string) (source.Object, error) {
 // error.
 func (s *Source) List(ctx context.Context, prefix string) ([]source.Entry, error) {
 	s.c.lists.Add(1)
-	entries, err := source.List(ctx, s.inner, prefix)
+	entries, err := observe(s.c.tracing(), ctx, func(ctx context.Context) ([]source.Entry, error) { return source.List(ctx, s.inner, prefix) })
 	if !errors.Is(err, source.ErrUnsupported) {
 		s.failed(err)
 	}
@@ -169,7 +181,7 @@ func (o *object) ReadAt(ctx context.Context, p []byte, off int64, hint source.Hi
 		return o.Object.ReadAt(ctx, p, off, hint) // no request: Open brought the bytes
 	}
 	o.s.c.requests.Add(1)
-	n, err := o.Object.ReadAt(ctx, p, off, hint)
+	n, err := observe(o.s.c.tracing(), ctx, func(ctx context.Context) (int, error) { return o.Object.ReadAt(ctx, p, off, hint) })
 	o.s.c.bytes.Add(int64(n))
 	o.s.failed(err)
 	return n, err

@@ -62,6 +62,9 @@ type Options struct {
 	// Disk, when its Dir is set, keeps the blocks fetched from a remote
 	// source on disk, across runs. Local sources never get it.
 	Disk DiskOptions
+	// Trace, when set, records every request that reaches the transport
+	// (metrics.Trace), for counting round trips.
+	Trace *metrics.Trace
 }
 
 // DiskOptions configure the disk cache of a remote source.
@@ -123,6 +126,7 @@ func Wrap(raw source.Source, remote bool, opts Options) *Stack {
 // build wraps raw; location names it in the disk cache.
 func build(raw source.Source, remote bool, location string, opts Options) (*Stack, error) {
 	c := new(metrics.Counters)
+	c.SetTrace(opts.Trace)
 	p := opts.Retry
 	p.Counters = c
 	st := &Stack{counters: c}

@@ -89,14 +89,18 @@ func sharedPath(t testing.TB, elem ...string) string {
 
 // Tool returns the path of an external program the test needs (a server
 // such as versitygw), failing under CI and skipping elsewhere when it is not
-// installed. .ci/run installs every such tool.
+// installed. .ci/run installs every such tool. Besides PATH it looks in
+// ~/go/bin (go install) and /usr/sbin (where Debian puts web servers, off
+// an ordinary user's PATH).
 func Tool(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		gobin := filepath.Join(os.Getenv("HOME"), "go", "bin", name)
-		if _, serr := os.Stat(gobin); serr == nil {
-			return gobin
+		for _, dir := range []string{filepath.Join(os.Getenv("HOME"), "go", "bin"), "/usr/sbin"} {
+			alt := filepath.Join(dir, name)
+			if fi, serr := os.Stat(alt); serr == nil && fi.Mode().IsRegular() {
+				return alt
+			}
 		}
 		Missing(t, "program "+name)
 	}

@@ -152,6 +152,12 @@ func ProxySlow(t testing.TB, target string, d time.Duration) (string, *Slow) {
 			pr.SetURL(u)
 			pr.Out.Host = pr.In.Host // the signature covers the Host the client saw
 		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() != nil {
+				return // the client gave up (a request it no longer needed)
+			}
+			http.Error(w, "proxy: "+err.Error(), http.StatusBadGateway)
+		},
 	}
 	slow := Delay(rp, d)
 	srv := nethttptest.NewServer(slow)
