@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# generate.sh builds complete real-size table sets with the reference
+# generators, outside the repository: the 3-, 4- and 5-piece Syzygy set
+# (syzygy1/tb) and every chesstb material up to 5 pieces (noobpwnftw/chesstb),
+# plus DTM/DTM50 for a few 5-piece materials, in full and shipping form.
+# Every step is skipped when its output already verifies, so an interrupted
+# run is resumed by starting it again. See README.md.
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: generate.sh --tb DIR --chesstb DIR --out DIR [options]
+
+  --tb DIR        syzygy1/tb checkout whose src/ holds built rtbgen, rtbgenp, tbcheck
+  --chesstb DIR   noobpwnftw/chesstb checkout holding built chesstb and shrink
+  --out DIR       output root: syzygy/, chesstb/full/, chesstb/shipped/, timings.tsv
+  --threads N     generator threads (default 1)
+  --steps LIST    comma list of steps, in order (default syzygy,chesstb,dtm,shrink,verify)
+                    syzygy   all 145 Syzygy tables up to 5 pieces (.rtbw + .rtbz)
+                    chesstb  every chesstb material up to 5 pieces: WDL, DTZ, and DTC for pawnful
+                    dtm      DTM and DTM50 for the --dtm materials (and their closures)
+                    shrink   the shipping form of chesstb/full in chesstb/shipped
+                    verify   tbcheck every Syzygy file and compare with syzygy1/tb's checksums/
+  --dtm LIST      comma list of 5-piece materials for the dtm step
+                    (default KRPKR,KBNKP,KQKRN,KRBKR,KPPKP)
+  --max N         largest piece count (default 5)
+EOF
+}
+
+threads=1
+steps=syzygy,chesstb,dtm,shrink,verify
+dtm=KRPKR,KBNKP,KQKRN,KRBKR,KPPKP
+maxpcs=5
+tb=
+ctb=
+out=
+while (($#)); do
+	case $1 in
+	--tb) tb=$2; shift 2 ;;
+	--chesstb) ctb=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--threads) threads=$2; shift 2 ;;
+	--steps) steps=$2; shift 2 ;;
+	--dtm) dtm=$2; shift 2 ;;
+	--max) maxpcs=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "generate.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
+	esac
+done
+if [[ -z $tb || -z $ctb || -z $out ]]; then
+	usage >&2
+	exit 2
+fi
+tb=$(realpath "$tb")
+ctb=$(realpath "$ctb")
+mkdir -p "$out"
+out=$(realpath "$out")
+timings=$out/timings.tsv
+[[ -f $timings ]] || printf 'format\tmaterial\tstep\tseconds\tpeak_kib\texit\n' >"$timings"
+
+log() { printf '%s %s\n' "$(date -u +%FT%TZ)" "$*"; }
+
+need() {
+	[[ -x $1 ]] || { echo "generate.sh: $1 is not an executable; build the generator first" >&2; exit 1; }
+}
+
+# timed FORMAT MATERIAL STEP CMD... runs CMD under GNU time, appends its wall
+# time and peak resident size to timings.tsv and returns CMD's exit status.
+timed() {
+	local format=$1 material=$2 step=$3
+	shift 3
+	local tf
+	tf=$(mktemp)
+	local rc=0
+	/usr/bin/time -o "$tf" -f '%e %M' "$@" || rc=$?
+	local secs kib
+	read -r secs kib < <(tail -n1 "$tf") || true
+	rm -f "$tf"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$format" "$material" "$step" "$secs" "$kib" "$rc" >>"$timings"
+	log "$format $material $step: ${secs}s, peak ${kib} KiB, exit $rc"
+	return "$rc"
+}
+
+# pieces NAME counts the men of a material name (either naming style).
+pieces() { local s=${1//v/}; echo "${#s}"; }
+pawns() { local s=${1//[^P]/}; echo "${#s}"; }
+
+# syzygy_list prints every Syzygy table up to maxpcs pieces in an order that
+# generates each table after the tables it converts into: fewer men first,
+# then fewer pawns (a promotion keeps the count of men and loses a pawn).
+syzygy_list() {
+	local n
+	for n in $(sed -n 's/\.rtbw:.*//p' "$tb/checksums/wdl345.txt"); do
+		(($(pieces "$n") <= maxpcs)) && printf '%d %d %s\n' "$(pieces "$n")" "$(pawns "$n")" "$n"
+	done | sort -k1,1n -k2,2n -k3,3 | cut -d' ' -f3
+}
+
+# syzygy_ok NAME reports whether both files of NAME carry a valid embedded
+# checksum.
+syzygy_ok() {
+	local d=$out/syzygy
+	[[ -s $d/$1.rtbw && -s $d/$1.rtbz ]] || return 1
+	(cd "$d" && "$tb/src/tbcheck" "$1.rtbw" "$1.rtbz") 2>/dev/null | grep -c ': OK!$' | grep -qx 2
+}
+
+step_syzygy() {
+	need "$tb/src/rtbgen"
+	need "$tb/src/rtbgenp"
+	need "$tb/src/tbcheck"
+	local d=$out/syzygy work=$out/syzygy/.work
+	mkdir -p "$d" "$work"
+	local n gen
+	for n in $(syzygy_list); do
+		if syzygy_ok "$n"; then
+			continue
+		fi
+		gen=rtbgen
+		[[ $n == *P* ]] && gen=rtbgenp
+		rm -f "$work"/*
+		# The generator writes into its working directory and reads the
+		# finished smaller tables through RTBPATH; files move into place only
+		# once they verify, so a killed run leaves nothing half written.
+		if ! (cd "$work" && timed syzygy "$n" "$gen" env RTBPATH="$d" "$tb/src/$gen" -t "$threads" "$n" >"$work/$n.log" 2>&1); then
+			log "syzygy $n: $gen failed, see $work/$n.log"
+			return 1
+		fi
+		mv "$work/$n.rtbw" "$work/$n.rtbz" "$d/"
+		if ! syzygy_ok "$n"; then
+			log "syzygy $n: generated files do not verify with tbcheck"
+			return 1
+		fi
+	done
+	log "syzygy: $(ls "$d"/*.rtbw | wc -l) WDL and $(ls "$d"/*.rtbz | wc -l) DTZ files"
+}
+
+step_verify() {
+	need "$tb/src/tbcheck"
+	local d=$out/syzygy report=$out/syzygy-checksums.txt bad
+	# tbcheck --compare reads the published list and opens each named file in
+	# its working directory; it exits 0 whatever it finds, so its lines are
+	# counted instead.
+	(cd "$d" && "$tb/src/tbcheck" --compare "$tb/checksums/wdl345.txt" "$tb/checksums/dtz345.txt") >"$report" 2>&1 || true
+	bad=$(grep -vc ': OK!$' "$report" || true)
+	log "verify: $(grep -c ': OK!$' "$report" || true) files match syzygy1/tb checksums/, $bad lines other than OK (see $report)"
+	[[ $bad == 0 ]]
+}
+
+# chesstb_list prints every canonical chesstb material up to maxpcs pieces.
+chesstb_list() { "$ctb/chesstb" --enumerate "$maxpcs"; }
+
+step_chesstb() {
+	need "$ctb/chesstb"
+	local d=$out/chesstb/full
+	mkdir -p "$d"
+	local n
+	for n in $(chesstb_list); do
+		# The generator expands a material into its dependency closure and
+		# skips finished tables, so the list order only sets the log's order.
+		if [[ -s $d/wdl/$n.lzw && -s $d/dtz/$n.lzdtz && ($n != *P* || -s $d/dtc/$n.lzdtc) ]]; then
+			continue
+		fi
+		if ! (cd "$d" && timed chesstb "$n" wdl-dtz-dtc "$ctb/chesstb" -r "$n" --builddtc -t "$threads" >>"$d/gen.log" 2>&1); then
+			log "chesstb $n: generator failed, see $d/gen.log"
+			return 1
+		fi
+	done
+	log "chesstb: $(ls "$d"/wdl/*.lzw | wc -l) WDL, $(ls "$d"/dtz/*.lzdtz | wc -l) DTZ, $(ls "$d"/dtc/*.lzdtc | wc -l) DTC files"
+}
+
+step_dtm() {
+	need "$ctb/chesstb"
+	local d=$out/chesstb/full
+	mkdir -p "$d"
+	local n
+	for n in ${dtm//,/ }; do
+		if [[ -s $d/dtm/$n.lzdtm && -s $d/dtm50/$n.lzdtm50 ]]; then
+			continue
+		fi
+		if ! (cd "$d" && timed chesstb "$n" dtm-dtm50 "$ctb/chesstb" -r "$n" --builddtc --builddtm --builddtm50 -t "$threads" >>"$d/gen.log" 2>&1); then
+			log "chesstb $n: DTM generation failed, see $d/gen.log"
+			return 1
+		fi
+	done
+	log "dtm: $(ls "$d"/dtm/*.lzdtm | wc -l) DTM, $(ls "$d"/dtm50/*.lzdtm50 | wc -l) DTM50 files"
+}
+
+step_shrink() {
+	need "$ctb/shrink"
+	local full=$out/chesstb/full ship=$out/chesstb/shipped m
+	# shrink --out writes one flat folder; the shipping set keeps the
+	# generator's layout, so each metric folder is shrunk on its own.
+	for m in wdl dtz dtc dtm dtm50; do
+		[[ -d $full/$m ]] || continue
+		mkdir -p "$ship/$m"
+		if ! timed chesstb "$m" shrink "$ctb/shrink" --out "$ship/$m" "$full/$m" >>"$out/chesstb/shrink.log" 2>&1; then
+			log "shrink $m failed, see $out/chesstb/shrink.log"
+			return 1
+		fi
+	done
+	log "shrink: $(du -sh "$full" | cut -f1) full, $(du -sh "$ship" | cut -f1) shipped"
+}
+
+log "generate.sh: steps $steps, $threads thread(s), up to $maxpcs pieces, output $out"
+for s in ${steps//,/ }; do
+	case $s in
+	syzygy | chesstb | dtm | shrink | verify) log "step $s"; "step_$s" ;;
+	*) echo "generate.sh: unknown step $s" >&2; exit 2 ;;
+	esac
+done
+log "generate.sh: done"
