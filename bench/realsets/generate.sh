@@ -21,15 +21,19 @@ usage: generate.sh --tb DIR --chesstb DIR --out DIR [options]
                     dtm      DTM and DTM50 for the --dtm materials (and their closures)
                     shrink   the shipping form of chesstb/full in chesstb/shipped
                     verify   tbcheck every Syzygy file and compare with syzygy1/tb's checksums/
-  --dtm LIST      comma list of 5-piece materials for the dtm step
-                    (default KRPKR,KBNKP,KQKRN,KRBKR,KPPKP)
+  --dtm LIST      comma list of materials for the dtm step (default KRPKR: its
+                    closure adds the 5-piece KQRKR, KRRKR, KRBKR and KRNKR, into
+                    which it promotes, and every 3- and 4-piece material)
+  --mem MiB       chesstb's resident table cap per material (default: the
+                    generator's own)
   --max N         largest piece count (default 5)
 EOF
 }
 
 threads=1
 steps=syzygy,chesstb,dtm,shrink,verify
-dtm=KRPKR,KBNKP,KQKRN,KRBKR,KPPKP
+dtm=KRPKR
+mem=
 maxpcs=5
 tb=
 ctb=
@@ -43,6 +47,7 @@ while (($#)); do
 	--steps) steps=$2; shift 2 ;;
 	--dtm) dtm=$2; shift 2 ;;
 	--max) maxpcs=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "generate.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -58,7 +63,10 @@ out=$(realpath "$out")
 timings=$out/timings.tsv
 [[ -f $timings ]] || printf 'format\tmaterial\tstep\tseconds\tpeak_kib\texit\n' >"$timings"
 
-log() { printf '%s %s\n' "$(date -u +%FT%TZ)" "$*"; }
+# Progress lines go to the script's own standard output (fd 3), also from
+# inside the steps whose generator output is sent to a log file.
+exec 3>&1
+log() { printf '%s %s\n' "$(date -u +%FT%TZ)" "$*" >&3; }
 
 need() {
 	[[ -x $1 ]] || { echo "generate.sh: $1 is not an executable; build the generator first" >&2; exit 1; }
@@ -135,21 +143,45 @@ step_syzygy() {
 
 step_verify() {
 	need "$tb/src/tbcheck"
-	local d=$out/syzygy report=$out/syzygy-checksums.txt bad
-	# tbcheck --compare reads the published list and opens each named file in
-	# its working directory; it exits 0 whatever it finds, so its lines are
-	# counted instead.
-	(cd "$d" && "$tb/src/tbcheck" --compare "$tb/checksums/wdl345.txt" "$tb/checksums/dtz345.txt") >"$report" 2>&1 || true
+	local d=$out/syzygy report=$out/syzygy-checksums.txt bad k n
+	# The published lists, cut to the tables this run makes.
+	for k in wdl dtz; do
+		while IFS= read -r line; do
+			n=${line%%.rtb*}
+			(($(pieces "$n") <= maxpcs)) && printf '%s\n' "$line"
+		done <"$tb/checksums/${k}345.txt" >"$out/syzygy-$k-published.txt"
+	done
+	# tbcheck --compare opens each listed file in its working directory and
+	# exits 0 whatever it finds, so its lines are counted instead.
+	(cd "$d" && "$tb/src/tbcheck" --compare "$out/syzygy-wdl-published.txt" "$out/syzygy-dtz-published.txt") >"$report" 2>&1 || true
 	bad=$(grep -vc ': OK!$' "$report" || true)
-	log "verify: $(grep -c ': OK!$' "$report" || true) files match syzygy1/tb checksums/, $bad lines other than OK (see $report)"
+	log "verify: $(grep -c ': OK!$' "$report" || true) of $(cat "$out"/syzygy-*-published.txt | wc -l) files match syzygy1/tb's published checksums, $bad other lines (see $report)"
 	[[ $bad == 0 ]]
+}
+
+# ctbflags are the generator flags every chesstb step passes.
+ctbflags() {
+	printf '%s\n' -t "$threads"
+	[[ -z $mem ]] || printf '%s\n' --mem "$mem"
 }
 
 # chesstb_list prints every canonical chesstb material up to maxpcs pieces.
 chesstb_list() { "$ctb/chesstb" --enumerate "$maxpcs"; }
 
+# patched reports whether the chesstb source carries
+# chesstb-symmetric-dtc.patch: without it the generator dies (SIGFPE) on the
+# DTC of a symmetric pawnful material (KPKP), which every 5-piece DTC with
+# pawns on both sides needs.
+patched() {
+	grep -q 'for (Color c : table_colors())' "$ctb/src/egtb/egtb_gen_dtc.cpp"
+}
+
 step_chesstb() {
 	need "$ctb/chesstb"
+	if ! patched; then
+		echo "generate.sh: $ctb is built without chesstb-symmetric-dtc.patch (see README.md)" >&2
+		return 1
+	fi
 	local d=$out/chesstb/full
 	mkdir -p "$d"
 	local n
@@ -159,7 +191,7 @@ step_chesstb() {
 		if [[ -s $d/wdl/$n.lzw && -s $d/dtz/$n.lzdtz && ($n != *P* || -s $d/dtc/$n.lzdtc) ]]; then
 			continue
 		fi
-		if ! (cd "$d" && timed chesstb "$n" wdl-dtz-dtc "$ctb/chesstb" -r "$n" --builddtc -t "$threads" >>"$d/gen.log" 2>&1); then
+		if ! (cd "$d" && timed chesstb "$n" wdl-dtz-dtc "$ctb/chesstb" -r "$n" --builddtc $(ctbflags) >>"$d/gen.log" 2>&1); then
 			log "chesstb $n: generator failed, see $d/gen.log"
 			return 1
 		fi
@@ -176,7 +208,7 @@ step_dtm() {
 		if [[ -s $d/dtm/$n.lzdtm && -s $d/dtm50/$n.lzdtm50 ]]; then
 			continue
 		fi
-		if ! (cd "$d" && timed chesstb "$n" dtm-dtm50 "$ctb/chesstb" -r "$n" --builddtc --builddtm --builddtm50 -t "$threads" >>"$d/gen.log" 2>&1); then
+		if ! (cd "$d" && timed chesstb "$n" dtm-dtm50 "$ctb/chesstb" -r "$n" --builddtc --builddtm --builddtm50 $(ctbflags) >>"$d/gen.log" 2>&1); then
 			log "chesstb $n: DTM generation failed, see $d/gen.log"
 			return 1
 		fi
