@@ -60,7 +60,10 @@ work=${work:-$sets/compare}
 mkdir -p "$work/bin"
 work=$(realpath "$work")
 
-log() { printf '%s %s\n' "$(date -u +%FT%TZ)" "$*"; }
+# Progress lines go to the script's own standard output (fd 3), also from
+# commands whose output is redirected to a file.
+exec 3>&1
+log() { printf '%s %s\n' "$(date -u +%FT%TZ)" "$*" >&3; }
 
 # timed LABEL CMD... runs CMD and logs its wall time and peak memory.
 timed() {
@@ -101,30 +104,36 @@ chesstb_materials() {
 	done
 }
 
-# probe_fen_on FORM [--children] < fens runs probe_fen against one form of
-# the chesstb set from an empty directory (it also reads ./wdl/ and so on).
+# probe_fen_on LABEL FORM [--children] < fens runs probe_fen against one
+# form of the chesstb set, timed, from an empty directory (it also reads
+# ./wdl/ and so on when no folder is given).
 probe_fen_on() {
-	local form=$1 d=$sets/chesstb/$1 args=() m empty
-	shift
+	local label=$1 form=$2 d=$sets/chesstb/$2 args=() m empty rc=0
+	shift 2
 	for m in wdl dtz dtc dtm dtm50; do
 		[[ -d $d/$m ]] && args+=("--$m" "$d/$m")
 	done
 	empty=$(mktemp -d)
-	(cd "$empty" && xargs -d '\n' "$probefen" --cache 1024 "${args[@]}" "$@")
+	(cd "$empty" && timed "$label" xargs -d '\n' "$probefen" --cache 1024 "${args[@]}" "$@") || rc=$?
 	rmdir "$empty"
+	return "$rc"
 }
 
-# layout DIR links what the tests read besides the real sets from the
-# shared folder into DIR, so DIR can stand in for it.
+# layout DIR FORMATS links what the tests read besides the real sets from
+# the shared folder into DIR, so DIR can stand in for it; FORMATS is
+# "syzygy" or "chesstb+syzygy", the parts DIR is to hold.
 layout() {
-	local dir=$1 e
-	mkdir -p "$dir/chesstb/oracle" "$dir/syzygy/oracle"
+	local dir=$1 formats=$2 e
+	mkdir -p "$dir/syzygy/oracle"
 	for e in "$shared"/*; do
 		case $(basename "$e") in
 		chesstb | syzygy) ;;
 		*) ln -sfn "$e" "$dir/$(basename "$e")" ;;
 		esac
 	done
+	ln -sfn "$sets/syzygy" "$dir/syzygy/tables"
+	[[ $formats == chesstb+syzygy ]] || return 0
+	mkdir -p "$dir/chesstb/oracle"
 	for e in "$shared"/chesstb/*; do
 		case $(basename "$e") in
 		shipped | full | oracle) ;;
@@ -134,7 +143,8 @@ layout() {
 	for e in "$shared"/chesstb/oracle/pair.tsv; do
 		[[ -e $e ]] && ln -sfn "$e" "$dir/chesstb/oracle/"
 	done
-	ln -sfn "$sets/syzygy" "$dir/syzygy/tables"
+	ln -sfn "$sets/chesstb/shipped" "$dir/chesstb/shipped"
+	ln -sfn "$sets/chesstb/full" "$dir/chesstb/full"
 }
 
 step_oracle() {
@@ -143,7 +153,7 @@ step_oracle() {
 	# Syzygy: Fathom on positions of every Syzygy material.
 	mapfile -t mats < <(syzygy_materials)
 	if ((${#mats[@]})); then
-		layout "$syz"
+		layout "$syz" syzygy
 		"$work/bin/randpos" -n "$n" -seed "$seed" -hi 100 "${mats[@]}" >"$syz/positions.txt"
 		timed "fathom_oracle, $n positions of ${#mats[@]} Syzygy materials" \
 			"$work/bin/fathom_oracle" "$sets/syzygy" <"$syz/positions.txt" >"$syz/syzygy/oracle/probe.tsv"
@@ -156,20 +166,18 @@ step_oracle() {
 	# their materials, so the sweeps of both formats together can run.
 	mapfile -t mats < <(chesstb_materials)
 	if ((${#mats[@]})); then
-		layout "$ctb"
-		ln -sfn "$sets/chesstb/shipped" "$ctb/chesstb/shipped"
-		ln -sfn "$sets/chesstb/full" "$ctb/chesstb/full"
+		layout "$ctb" chesstb+syzygy
 		local o=$ctb/chesstb/oracle
 		"$work/bin/randpos" -n "$n" -seed "$seed" -hi 100 "${mats[@]}" >"$ctb/positions.txt"
 		head -n "$nkids" "$ctb/positions.txt" >"$ctb/children-positions.txt"
 		cut -f1 "$shared/chesstb/oracle/seed_cases.tsv" | tail -n +2 >"$ctb/seed-positions.txt"
 		local form f
 		for form in shipped full; do
-			timed "probe_fen $form, $n positions of ${#mats[@]} chesstb materials" \
-				probe_fen_on "$form" <"$ctb/positions.txt" >"$ctb/probe-$form.txt"
-			timed "probe_fen $form --children, $nkids positions" \
-				probe_fen_on "$form" --children <"$ctb/children-positions.txt" >"$ctb/children-$form.txt"
-			probe_fen_on "$form" <"$ctb/seed-positions.txt" >"$ctb/seed-$form.txt"
+			probe_fen_on "probe_fen $form, $n positions of ${#mats[@]} chesstb materials" \
+				"$form" <"$ctb/positions.txt" >"$ctb/probe-$form.txt"
+			probe_fen_on "probe_fen $form --children, $nkids positions" \
+				"$form" --children <"$ctb/children-positions.txt" >"$ctb/children-$form.txt"
+			probe_fen_on "probe_fen $form, seed cases" "$form" <"$ctb/seed-positions.txt" >"$ctb/seed-$form.txt"
 		done
 		"$work/bin/probefentsv" "$ctb/probe-shipped.txt" "$ctb/probe-full.txt" >"$o/probe.tsv"
 		"$work/bin/probefentsv" -children "$ctb/children-shipped.txt" "$ctb/children-full.txt" >"$o/children.tsv"
@@ -201,24 +209,23 @@ sweep() {
 	(cd "$repo" && TBFS_SHARED=$dir timed "go test $pkg" go test -count=1 -timeout 6h -run "$re" -v "./$pkg/") \
 		>"$work/$name.log" 2>&1 || true
 	grep -E '^(--- FAIL|ok|FAIL)' "$work/$name.log" || true
-	grep -E 'mismatch|disagree|rows fail|compared|SKIP' "$work/$name.log" | grep -v '^=== ' | head -40 || true
+	grep -E 'mismatch|disagree|rows fail|compared|read through|SKIP' "$work/$name.log" | grep -v '^=== ' | head -40 || true
 }
 
 step_test() {
 	local syz=$work/syzygy ctb=$work/chesstb
 	if [[ -s $syz/syzygy/oracle/probe.tsv ]]; then
-		sweep "$syz" format/syzygy 'TestSharedOracle'
-		sweep "$syz" chessprobe 'TestOracleSyzygyOnly'
-		sweep "$syz" cmd/tbprobe 'TestProbeSyzygy'
-		sweep "$syz" fusefs 'TestMountSyzygy'
-		sweep "$syz" lichess 'TestStandardSyzygyOracle'
+		sweep "$syz" format/syzygy '^TestSharedOracle(WDL|DTZ|Root)$'
+		sweep "$syz" chessprobe '^TestOracleSyzygyOnly$'
+		sweep "$syz" cmd/tbprobe '^TestProbeSyzygy$'
+		sweep "$syz" fusefs '^TestMountSyzygy$'
 	fi
 	if [[ -s $ctb/chesstb/oracle/probe.tsv ]]; then
-		sweep "$ctb" format/chesstb 'TestSharedOracle$'
-		sweep "$ctb" chessprobe 'TestOracleBothFormats|TestAgreeOnTheOracles'
-		sweep "$ctb" cmd/tbprobe 'TestProbeJSONOracle|TestProbeChildrenOracle|TestServeStandardOracle'
-		sweep "$ctb" fusefs 'TestPositionsOracle|TestMovesOracle|TestMountBothFormats'
-		sweep "$ctb" lichess 'TestStandardOracle'
+		sweep "$ctb" format/chesstb '^TestSharedOracle$'
+		sweep "$ctb" chessprobe '^(TestOracleBothFormats|TestAgreeOnTheOracles)$'
+		sweep "$ctb" cmd/tbprobe '^(TestProbeJSONOracle|TestProbeChildrenOracle|TestServeStandardOracle)$'
+		sweep "$ctb" fusefs '^(TestPositionsOracle|TestMovesOracle)$'
+		sweep "$ctb" lichess '^(TestStandardOracle|TestStandardSyzygyOracle)$'
 	fi
 }
 
