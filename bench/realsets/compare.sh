@@ -219,6 +219,7 @@ step_test() {
 		sweep "$syz" chessprobe '^TestOracleSyzygyOnly$'
 		sweep "$syz" cmd/tbprobe '^TestProbeSyzygy$'
 		sweep "$syz" fusefs '^TestMountSyzygy$'
+		sweep "$syz" lichess '^TestStandardSyzygyOracle$'
 	fi
 	if [[ -s $ctb/chesstb/oracle/probe.tsv ]]; then
 		sweep "$ctb" format/chesstb '^TestSharedOracle$'
