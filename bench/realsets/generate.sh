@@ -21,6 +21,7 @@ usage: generate.sh --tb DIR --chesstb DIR --out DIR [options]
                     dtm      DTM and DTM50 for the --dtm materials (and their closures)
                     shrink   the shipping form of chesstb/full in chesstb/shipped
                     verify   tbcheck every Syzygy file and compare with syzygy1/tb's checksums/
+                    summary  print timings.tsv by table class (not in the default list)
   --dtm LIST      comma list of materials for the dtm step (default KRPKR: its
                     closure adds the 5-piece KQRKR, KRRKR, KRBKR and KRNKR, into
                     which it promotes, and every 3- and 4-piece material)
@@ -61,7 +62,7 @@ ctb=$(realpath "$ctb")
 mkdir -p "$out"
 out=$(realpath "$out")
 timings=$out/timings.tsv
-[[ -f $timings ]] || printf 'format\tmaterial\tstep\tseconds\tpeak_kib\texit\n' >"$timings"
+[[ -f $timings ]] || printf 'format\tmaterial\tstep\tseconds\tpeak_kib\texit\tcpu_seconds\n' >"$timings"
 
 # Progress lines go to the script's own standard output (fd 3), also from
 # inside the steps whose generator output is sent to a log file.
@@ -73,19 +74,21 @@ need() {
 }
 
 # timed FORMAT MATERIAL STEP CMD... runs CMD under GNU time, appends its wall
-# time and peak resident size to timings.tsv and returns CMD's exit status.
+# time, peak resident size and CPU time (user + system; on a shared machine
+# the steadier figure) to timings.tsv and returns CMD's exit status.
 timed() {
 	local format=$1 material=$2 step=$3
 	shift 3
 	local tf
 	tf=$(mktemp)
 	local rc=0
-	/usr/bin/time -o "$tf" -f '%e %M' "$@" || rc=$?
-	local secs kib
-	read -r secs kib < <(tail -n1 "$tf") || true
+	/usr/bin/time -o "$tf" -f '%e %M %U %S' "$@" || rc=$?
+	local secs kib usr sys cpu
+	read -r secs kib usr sys < <(tail -n1 "$tf") || true
 	rm -f "$tf"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$format" "$material" "$step" "$secs" "$kib" "$rc" >>"$timings"
-	log "$format $material $step: ${secs}s, peak ${kib} KiB, exit $rc"
+	cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$format" "$material" "$step" "$secs" "$kib" "$rc" "$cpu" >>"$timings"
+	log "$format $material $step: ${secs}s wall, ${cpu}s CPU, peak ${kib} KiB, exit $rc"
 	return "$rc"
 }
 
@@ -232,10 +235,31 @@ step_shrink() {
 	log "shrink: $(du -sh "$full" | cut -f1) full, $(du -sh "$ship" | cut -f1) shipped"
 }
 
+# step_summary prints timings.tsv by table class (format, men, with or
+# without pawns, step): tables, total and largest wall time, largest peak
+# resident size. A material timed twice (a resumed run) counts its last run.
+step_summary() {
+	printf '%-40s %6s %10s %10s %10s %12s\n' class tables 'wall s' 'max s' 'CPU s' 'max peak MiB' >&3
+	awk -F'\t' 'NR > 1 && $6 == 0 { key = $1 "\t" $2 "\t" $3; last[key] = $4 "\t" $5 "\t" $7 }
+	END {
+		for (k in last) {
+			split(k, f, "\t"); split(last[k], v, "\t")
+			m = f[2]; gsub("v", "", m)
+			cls = f[1] " " f[3] " " (f[1] == "chesstb" && f[3] == "shrink" ? f[2] : length(m) "-piece " (m ~ /P/ ? "pawnful" : "pawnless"))
+			n[cls]++; t[cls] += v[1]
+			if (v[3] != "") { nc[cls]++; cpu[cls] += v[3] }
+			if (v[1] > tmax[cls]) tmax[cls] = v[1]
+			if (v[2] > rss[cls]) rss[cls] = v[2]
+		}
+		for (c in n) printf "%-40s %6d %10.0f %10.0f %10s %12.0f\n", c, n[c], t[c], tmax[c], (nc[c] ? sprintf("%.0f", cpu[c]) (nc[c] < n[c] ? "*" : "") : "-"), rss[c] / 1024
+	}' "$timings" | sort >&3
+	log "wall time on a shared machine; CPU s: user + system (* over only some of the tables, - not measured)"
+}
+
 log "generate.sh: steps $steps, $threads thread(s), up to $maxpcs pieces, output $out"
 for s in ${steps//,/ }; do
 	case $s in
-	syzygy | chesstb | dtm | shrink | verify) log "step $s"; "step_$s" ;;
+	syzygy | chesstb | dtm | shrink | verify | summary) log "step $s"; "step_$s" ;;
 	*) echo "generate.sh: unknown step $s" >&2; exit 2 ;;
 	esac
 done
