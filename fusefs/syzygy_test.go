@@ -31,21 +31,29 @@ func mountBoth(t *testing.T, srcs ...source.Source) string {
 }
 
 // TestMountSyzygy mounts the committed Syzygy fixtures alone and reads
-// every row of their Fathom oracle (testdata/syzygy/probe.tsv) through
+// every row of their Fathom oracle (testdata/syzygy/probe.tsv), and does
+// the same with the shared Syzygy tables and oracle when they are present
+// (always in CI), through
 // wdl/, dtz/ and chess/…json: the table's WDL, Syzygy's DTZ50” as it
 // stands, and "syzygy" as the format that answered. tables/ lists the
 // .rtbw and .rtbz files and passes their bytes through unchanged.
 func TestMountSyzygy(t *testing.T) {
-	dir := testenv.Testdata(t, "syzygy")
+	type set struct{ name, tables, oracle string }
+	sets := []set{{"fixtures", testenv.Testdata(t, "syzygy"), testenv.Testdata(t, "syzygy", "probe.tsv")}}
+	if testenv.HasShared(t, "syzygy") {
+		sets = append(sets, set{"shared", syzygyoracle.Tables(t), syzygyoracle.Path(t)})
+	}
+	for _, s := range sets {
+		t.Run(s.name, func(t *testing.T) { checkMountSyzygy(t, s.tables, s.oracle) })
+	}
+}
+
+// checkMountSyzygy is TestMountSyzygy for one table folder and its rows.
+func checkMountSyzygy(t *testing.T, dir, oracle string) {
 	mnt := mountBoth(t, openDir(t, dir))
-	rows := syzygyoracle.Read(t, filepath.Join(dir, "probe.tsv"))
+	rows := syzygyoracle.Read(t, oracle)
 	if raceEnabled || testing.Short() {
-		rows = rows[:0:0]
-		for i, r := range syzygyoracle.Read(t, filepath.Join(dir, "probe.tsv")) {
-			if i%10 == 0 {
-				rows = append(rows, r)
-			}
-		}
+		rows = chesstboracle.Sample(rows, len(rows)/10, true)
 	}
 	for k, r := range rows {
 		rel := pathForms[k%len(pathForms)].path(r.FEN)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tbfs/tbfs/chess"
 	"github.com/tbfs/tbfs/internal/testkit/syzygyoracle"
 	"github.com/tbfs/tbfs/internal/testkit/testenv"
 )
@@ -71,68 +73,132 @@ func TestSyzygyLsInfoVerify(t *testing.T) {
 }
 
 // TestProbeSyzygy probes every Fathom row of the committed Syzygy
-// fixtures with tbprobe --json over those tables alone (one process, the
-// FENs on stdin): wdl is the table class, dtz and syzygy_dtz are Syzygy's
-// DTZ50” as it stands, formats ["syzygy"]. With --children, the moves are
-// Fathom's and the first is one Fathom ranks first.
+// fixtures, and of the shared Syzygy oracle when it is present (always in
+// CI), with tbprobe --json --children over those tables alone (one
+// process, the FENs on stdin): wdl is the table class, dtz and syzygy_dtz
+// are Syzygy's DTZ50” as it stands, formats ["syzygy"]; the moves are
+// Fathom's, each child's class and (where the move's entry gives it) DTZ50”
+// are what Fathom's entry implies, and the first move is one Fathom ranks
+// first.
 func TestProbeSyzygy(t *testing.T) {
-	dir := testenv.Testdata(t, "syzygy")
-	rows := syzygyoracle.Read(t, filepath.Join(dir, "probe.tsv"))
-	var in strings.Builder
-	for _, r := range rows {
-		in.WriteString(r.FEN + "\n")
+	type set struct{ name, tables, oracle string }
+	sets := []set{{"fixtures", testenv.Testdata(t, "syzygy"), testenv.Testdata(t, "syzygy", "probe.tsv")}}
+	if testenv.HasShared(t, "syzygy") {
+		sets = append(sets, set{"shared", syzygyoracle.Tables(t), syzygyoracle.Path(t)})
 	}
-	res := runBin(t, in.String(), nil, "--json", "--children", "--tables", dir)
-	if res.code != 0 {
-		t.Fatalf("exit %d: %s", res.code, res.stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
-	if len(lines) != len(rows) {
-		t.Fatalf("%d answers for %d positions", len(lines), len(rows))
-	}
-	for i, r := range rows {
-		var a struct {
-			FEN       string
-			WDL       *int
-			DTZ       *int
-			SyzygyDTZ *int `json:"syzygy_dtz"`
-			Formats   []string
-			Checkmate bool
-			Moves     []struct{ UCI string }
-		}
-		if err := json.Unmarshal([]byte(lines[i]), &a); err != nil {
-			t.Fatalf("line %d: %v: %s", i, err, lines[i])
-		}
-		if r.Terminal() {
-			if len(a.Moves) != 0 || a.Checkmate != r.Checkmate() {
-				t.Errorf("%s: terminal row, got %s", r.FEN, lines[i])
+	for _, s := range sets {
+		t.Run(s.name, func(t *testing.T) {
+			rows := syzygyoracle.Read(t, s.oracle)
+			var in strings.Builder
+			for _, r := range rows {
+				in.WriteString(r.FEN + "\n")
 			}
-			continue
-		}
-		d := r.DTZ
-		if r.WDL < 0 {
-			d = -d
-		}
-		if a.SyzygyDTZ == nil || *a.SyzygyDTZ != d || a.DTZ == nil || *a.DTZ != d || !slices.Equal(a.Formats, []string{"syzygy"}) {
-			t.Errorf("%s: want dtz and syzygy_dtz %d (Fathom), formats [syzygy]; got %s", r.FEN, d, lines[i])
-		}
-		if len(a.Moves) != len(r.Moves) {
-			t.Errorf("%s: %d moves, Fathom %d", r.FEN, len(a.Moves), len(r.Moves))
-			continue
-		}
-		// The first move prices as Fathom's own choice (same class at the
-		// clock and, when decisive, the same move dtz).
-		var first, fathom string
-		for _, m := range r.Moves {
-			if m.UCI == a.Moves[0].UCI {
-				first = strconv.Itoa(m.WDL) + ":" + strconv.Itoa(m.DTZ)
+			res := runBin(t, in.String(), nil, "--json", "--children", "--tables", s.tables)
+			if res.code != 0 {
+				t.Fatalf("exit %d: %s", res.code, res.stderr)
 			}
-			if m.UCI == r.Best {
-				fathom = strconv.Itoa(m.WDL) + ":" + strconv.Itoa(m.DTZ)
+			lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+			if len(lines) != len(rows) {
+				t.Fatalf("%d answers for %d positions", len(lines), len(rows))
 			}
+			bad := 0
+			for i, r := range rows {
+				if err := checkSyzygyAnswer(t, r, lines[i]); err != nil {
+					bad++
+					if bad <= 20 {
+						t.Errorf("line %d %s: %v", r.Line, r.FEN, err)
+					}
+				}
+			}
+			t.Logf("%d rows, %d mismatches", len(rows), bad)
+			if bad > 0 {
+				t.Errorf("%d of %d rows mismatch", bad, len(rows))
+			}
+		})
+	}
+}
+
+// syzygyAnswer is the part of tbprobe --json --children's object that a
+// Fathom row judges.
+type syzygyAnswer struct {
+	WDL       *int
+	DTZ       *int
+	SyzygyDTZ *int `json:"syzygy_dtz"`
+	Formats   []string
+	Checkmate bool
+	Moves     []struct {
+		UCI       string
+		WDL       *int
+		DTZ       *int
+		Checkmate bool
+	}
+}
+
+// checkSyzygyAnswer compares one answer line with its Fathom row.
+func checkSyzygyAnswer(t *testing.T, r syzygyoracle.Row, line string) error {
+	t.Helper()
+	var a syzygyAnswer
+	if err := json.Unmarshal([]byte(line), &a); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if r.Terminal() {
+		if len(a.Moves) != 0 || a.Checkmate != r.Checkmate() {
+			return fmt.Errorf("terminal row, got %s", line)
 		}
-		if first != fathom && !(r.WDL == 0 && strings.HasPrefix(first, "0:")) {
-			t.Errorf("%s: first move %s (%s), Fathom's %s (%s)", r.FEN, a.Moves[0].UCI, first, r.Best, fathom)
+		return nil
+	}
+	d := r.SignedDTZ()
+	if a.SyzygyDTZ == nil || *a.SyzygyDTZ != d || a.DTZ == nil || *a.DTZ != d || !slices.Equal(a.Formats, []string{"syzygy"}) {
+		return fmt.Errorf("want dtz and syzygy_dtz %d (Fathom), formats [syzygy]; got %s", d, line)
+	}
+	if a.WDL == nil || *a.WDL != syzygyoracle.TableClass(d) {
+		return fmt.Errorf("want wdl %d (Fathom's table class); got %s", syzygyoracle.TableClass(d), line)
+	}
+	if len(a.Moves) != len(r.Moves) {
+		return fmt.Errorf("%d moves, Fathom %d", len(a.Moves), len(r.Moves))
+	}
+	pos, err := chess.ParseFEN(r.FEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byUCI := map[string]syzygyoracle.Move{}
+	for _, m := range r.Moves {
+		byUCI[m.UCI] = m
+	}
+	for _, g := range a.Moves {
+		m, ok := byUCI[g.UCI]
+		if !ok {
+			return fmt.Errorf("move %s is not among Fathom's", g.UCI)
+		}
+		mv, err := pos.ParseMove(m.UCI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		child := pos.Play(mv)
+		mates := child.IsCheckmate()
+		class, dtz, hasDTZ := m.Child(pos.IsZeroing(mv), mates)
+		switch {
+		case g.Checkmate != mates:
+			return fmt.Errorf("move %s: checkmate %v, by the rules %v", g.UCI, g.Checkmate, mates)
+		case g.WDL == nil || *g.WDL != class:
+			return fmt.Errorf("move %s: child wdl %s, Fathom's entry %s:%d:%d implies %d", g.UCI, intText(g.WDL), m.UCI, m.WDL, m.DTZ, class)
+		case hasDTZ && (g.DTZ == nil || *g.DTZ != dtz):
+			return fmt.Errorf("move %s: child dtz %s, Fathom's entry %s:%d:%d implies %d", g.UCI, intText(g.DTZ), m.UCI, m.WDL, m.DTZ, dtz)
 		}
 	}
+	// The first move prices as Fathom's own choice (same class at the
+	// clock and, when decisive, the same move dtz).
+	first, fathom := byUCI[a.Moves[0].UCI], byUCI[r.Best]
+	if first != fathom && (first.WDL != fathom.WDL || first.DTZ != fathom.DTZ) && !(r.WDL == 0 && first.WDL == 0) {
+		return fmt.Errorf("first move %s (%d:%d), Fathom's %s (%d:%d)", first.UCI, first.WDL, first.DTZ, r.Best, fathom.WDL, fathom.DTZ)
+	}
+	return nil
+}
+
+// intText prints an optional number.
+func intText(v *int) string {
+	if v == nil {
+		return "none"
+	}
+	return strconv.Itoa(*v)
 }

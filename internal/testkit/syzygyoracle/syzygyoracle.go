@@ -133,3 +133,27 @@ func TableClass(dtz int) int {
 	}
 	return 0
 }
+
+// Child returns what the move's entry says of the position after it, from
+// that position's side to move: its table class (the clock aside) and, for
+// a move that neither zeroes the clock nor mates, its signed DTZ50”. A
+// zeroing move's entry gives the class alone (1 a win or loss, 101 a cursed
+// one, 0 a draw), as does a mate's; any other move's gives |DTZ| + 1
+// (README of ../shared/syzygy).
+func (m Move) Child(zeroing, mates bool) (class, dtz int, hasDTZ bool) {
+	if m.WDL == 0 {
+		return 0, 0, !zeroing && !mates
+	}
+	side := -1
+	if m.WDL < 0 {
+		side = 1
+	}
+	if zeroing || mates {
+		if m.DTZ > 100 {
+			return side, 0, false
+		}
+		return 2 * side, 0, false
+	}
+	d := side * (m.DTZ - 1)
+	return TableClass(d), d, true
+}
