@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"context"
+	"fmt"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -69,9 +70,9 @@ func (f *FS) AnswerPath(ctx context.Context, p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, _, errno := f.answer(ctx, p, q.view, &pos, q.json)
-	if errno != 0 {
-		return nil, errno
+	data, _, no := f.answer(ctx, q.view, &pos, q.json)
+	if no.errno != 0 {
+		return nil, fmt.Errorf("%s: %w: %s", p, no.errno, no.why)
 	}
 	return data, nil
 }
