@@ -202,6 +202,10 @@ func (f *FS) mountOptions(opts MountOptions) *fs.Options {
 			// the kernel to stop asking, saving a round trip per file for
 			// ls -l and cp.
 			DisableXAttrs: true,
+			// Every read is answered from memory (ReadResultData), which
+			// go-fuse would otherwise try to splice first: a pipe
+			// written and drained per read for nothing.
+			DisableSplice: true,
 		},
 		EntryTimeout:    &et,
 		AttrTimeout:     &et,
