@@ -111,16 +111,21 @@ func CollectWDL(ctx context.Context, p Prober, pos *chess.Position) (*Report, er
 		return Collect(ctx, p, pos, false)
 	}
 	res, err := wp.ProbeWDL(ctx, pos)
-	rep, err := rootReport(pos, &res, err)
-	if err != nil {
+	if err != nil && !Answerable(err) {
 		return nil, err
 	}
-	v := &rep.Values
-	rep.Values = Values{WDL: v.WDL, Checkmate: v.Checkmate, Stalemate: v.Stalemate, Formats: v.Formats}
-	if why, ok := rep.Unavailable[MetricWDL]; ok {
-		rep.Unavailable = map[Metric]string{MetricWDL: why}
-	} else {
-		rep.Unavailable = nil
+	// Built here rather than by rootReport: FromResult would fill and
+	// explain every metric the probe left out.
+	rep := &Report{FEN: pos.FEN(), Material: res.Material}
+	rep.Checkmate, rep.Stalemate = res.Checkmate, res.Stalemate
+	switch {
+	case err != nil:
+		rep.Error = describe(res.Material, err)
+	case res.HasWDL:
+		rep.WDL = intPtr(res.WDL)
+		rep.Formats = res.Formats.Names()
+	default:
+		rep.Unavailable = map[Metric]string{MetricWDL: reason(&res, chesstb.MetricWDL)}
 	}
 	return rep, nil
 }
