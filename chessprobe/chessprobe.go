@@ -105,10 +105,32 @@ func New(ctb ChesstbTables, syz SyzygyTables) *Prober {
 // found (with chesstb.ErrNoTable when no format holds the material); it
 // also fails, with ErrDisagree, when the two formats disagree.
 func (p *Prober) Probe(ctx context.Context, pos *chess.Position) (Result, error) {
+	return p.probe(ctx, pos, false)
+}
+
+// ProbeWDL is Probe for a caller that wants the WDL class alone: it reads
+// only WDL tables (chesstb's where its tables can, as *chesstb.Tablebase
+// can, and Syzygy's) and fails as Probe does for the class, two formats'
+// classes that disagree included. The distances are missing.
+func (p *Prober) ProbeWDL(ctx context.Context, pos *chess.Position) (Result, error) {
+	return p.probe(ctx, pos, true)
+}
+
+// chesstbWDL is chesstb tables that can read the class alone.
+type chesstbWDL interface {
+	ProbeWDL(ctx context.Context, pos *chess.Position) (chesstb.Result, error)
+}
+
+// probe is Probe, or with wdlOnly ProbeWDL.
+func (p *Prober) probe(ctx context.Context, pos *chess.Position, wdlOnly bool) (Result, error) {
 	var res Result
 	var ctbErr error
 	if p.ctb != nil {
-		res.Result, ctbErr = p.ctb.Probe(ctx, pos)
+		if w, ok := p.ctb.(chesstbWDL); ok && wdlOnly {
+			res.Result, ctbErr = w.ProbeWDL(ctx, pos)
+		} else {
+			res.Result, ctbErr = p.ctb.Probe(ctx, pos)
+		}
 		switch {
 		case ctbErr == nil && boardDecided(pos, &res.Result):
 			// The rules answer it; no table was read.
@@ -131,7 +153,7 @@ func (p *Prober) Probe(ctx context.Context, pos *chess.Position) (Result, error)
 		}
 		return res, nil
 	}
-	syz, err := p.probeSyzygy(ctx, pos)
+	syz, err := p.probeSyzygy(ctx, pos, wdlOnly)
 	notSyzygys := errors.Is(err, chesstb.ErrNoTable) || errors.Is(err, chesstb.ErrBadPosition)
 	switch {
 	case err != nil && ctbErr != nil && notSyzygys:
@@ -167,14 +189,17 @@ func unanswered(err error) bool {
 		errors.Is(err, chesstb.ErrUnsupported) || errors.Is(err, chesstb.ErrBadPosition)
 }
 
-// probeSyzygy reads the Syzygy WDL and, where a DTZ table holds the
-// material, DTZ of a position the board does not settle.
-func (p *Prober) probeSyzygy(ctx context.Context, pos *chess.Position) (*SyzygyAnswer, error) {
+// probeSyzygy reads the Syzygy WDL and, unless wdlOnly, where a DTZ table
+// holds the material, DTZ of a position the board does not settle.
+func (p *Prober) probeSyzygy(ctx context.Context, pos *chess.Position, wdlOnly bool) (*SyzygyAnswer, error) {
 	wdl, err := p.syz.WDL(ctx, pos)
 	if err != nil {
 		return nil, syzygyErr(err)
 	}
 	a := &SyzygyAnswer{WDL: wdl}
+	if wdlOnly {
+		return a, nil
+	}
 	dtz, precise, err := p.syz.DTZ(ctx, pos)
 	switch {
 	case err == nil:

@@ -127,6 +127,20 @@ func checkRow(ctx context.Context, p *chessprobe.Prober, r *syzygyoracle.Row) er
 			return fmt.Errorf("Syzygy DTZ %d (WDL %d), oracle WDL %d DTZ %d", s.DTZ, s.WDL, r.WDL, r.DTZ)
 		}
 	}
+	// The class alone, read from the WDL tables only: the table's class,
+	// blind to the clock.
+	wres, err := p.ProbeWDL(ctx, &pos)
+	want := 0
+	switch {
+	case r.Checkmate():
+		want = -2
+	case r.Terminal(), pos.Occupied().Count() == 2:
+	default:
+		want = syzygyoracle.TableClass(r.SignedDTZ())
+	}
+	if err != nil || !wres.HasWDL || wres.WDL != want || wres.Checkmate != r.Checkmate() {
+		return fmt.Errorf("ProbeWDL = WDL %d (has %v, checkmate %v), %v; want %d", wres.WDL, wres.HasWDL, wres.Checkmate, err, want)
+	}
 	moves, err := p.RankMoves(ctx, &pos, moveRanking)
 	if err != nil {
 		return fmt.Errorf("rank: %w", err)
@@ -393,6 +407,12 @@ func TestDisagreementNamesBothValues(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, "WDL 2") || !strings.Contains(msg, "-2 in Syzygy's") {
 		t.Errorf("error %q does not name both values", msg)
 	}
+	if _, err := p.ProbeWDL(ctx, &pos); !errors.Is(err, chessprobe.ErrDisagree) || render.Answerable(err) {
+		t.Errorf("ProbeWDL = %v, want ErrDisagree, not answerable", err)
+	}
+	if _, err := render.CollectWDL(ctx, p, &pos); !errors.Is(err, chessprobe.ErrDisagree) {
+		t.Errorf("render.CollectWDL = %v, want ErrDisagree", err)
+	}
 	if _, err := p.RankMoves(ctx, &pos, moveRanking); !errors.Is(err, chessprobe.ErrDisagree) {
 		t.Errorf("RankMoves = %v, want ErrDisagree", err)
 	}
@@ -415,7 +435,8 @@ func (f failingSyzygy) Root(context.Context, *chess.Position) ([]chessprobe.Syzy
 // TestSyzygyFailures: a Syzygy table that is missing or refuses the
 // position leaves chesstb's answer alone; one that is corrupt fails the
 // probe even where chesstb answers (either could be the wrong one), and
-// the front ends see a failure, not a fact about the position.
+// the front ends see a failure, not a fact about the position. Probe and
+// ProbeWDL alike.
 func TestSyzygyFailures(t *testing.T) {
 	both := openTables(t, testenv.Shared(t, "chesstb", "shipped"))
 	ctx := context.Background()
@@ -431,12 +452,14 @@ func TestSyzygyFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := chessprobe.New(both.Chesstb, failingSyzygy{tc.err})
-			res, err := p.Probe(ctx, &pos)
-			switch {
-			case tc.fail && (err == nil || render.Answerable(err) || !errors.Is(err, chesstb.ErrCorrupt) || !errors.Is(err, syzygy.ErrCorrupt)):
-				t.Errorf("Probe = %v, want a failure matching both ErrCorrupts", err)
-			case !tc.fail && (err != nil || res.Formats != chessprobe.Chesstb || res.WDL != 2):
-				t.Errorf("Probe = %+v, %v; want chesstb's win alone", res, err)
+			for name, probe := range map[string]func(context.Context, *chess.Position) (chessprobe.Result, error){"Probe": p.Probe, "ProbeWDL": p.ProbeWDL} {
+				res, err := probe(ctx, &pos)
+				switch {
+				case tc.fail && (err == nil || render.Answerable(err) || !errors.Is(err, chesstb.ErrCorrupt) || !errors.Is(err, syzygy.ErrCorrupt)):
+					t.Errorf("%s = %v, want a failure matching both ErrCorrupts", name, err)
+				case !tc.fail && (err != nil || res.Formats != chessprobe.Chesstb || res.WDL != 2):
+					t.Errorf("%s = %+v, %v; want chesstb's win alone", name, res, err)
+				}
 			}
 		})
 	}

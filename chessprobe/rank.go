@@ -80,7 +80,7 @@ func (p *Prober) withSyzygy(ctx context.Context, pos *chess.Position, moves []ch
 		if p.syz == nil {
 			continue
 		}
-		syz, err := p.probeSyzygy(ctx, &child)
+		syz, err := p.probeSyzygy(ctx, &child, false)
 		switch {
 		case errors.Is(err, chesstb.ErrNoTable):
 			continue

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -269,101 +270,165 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// trivialProber answers bare-kings positions with a fixed report, probing
-// nothing, and passes every other position on: a file of the same mount,
-// at the same depth, whose answer costs no probe, to measure what the
-// FUSE round trips of one file cost by themselves.
-type trivialProber struct{ next fusefs.Prober }
-
-const trivialBoard = "8/8/8/3k4/8/8/8/K7 "
-
-var trivialReport = &render.Report{Values: render.Values{WDL: new(int)}}
-
-func (p trivialProber) Report(ctx context.Context, pos *chess.Position, children bool) (*render.Report, error) {
-	if strings.HasPrefix(pos.FEN(), trivialBoard) {
-		return trivialReport, nil
-	}
-	return p.next.Report(ctx, pos, children)
-}
-
-// BenchmarkFileOverhead measures what reading one wdl/ FEN file through the
-// kernel mount costs beyond the same work in process (parse, probe every
-// metric, render the WDL line), over 1,000 random positions with every
-// block decoded, and the floor: a trivial file of the same mount at the
-// same depth (bare kings, answered without a probe). Each pass reads every
-// position once under a fresh name (the move number changes, which no
-// value depends on), so each read reaches tbfs; the rank directories above
-// are the kernel's cached entries after the first pass. It reports, per
-// file, inprocess-µs, mount-µs, overhead-µs (mount minus in process) and
-// floor-µs, and the same overhead and floor in CPU time.
+// BenchmarkFloor measures what tbfs adds to reading a position file
+// through the kernel mount beyond the FUSE floor and the probe in process.
+// The floor (fusefs.MountFloor) is the cheapest go-fuse tree of the same
+// shape (a view, seven rank directories, then a file) with the same mount
+// options and timeouts, whose files hold two fixed bytes. tbfs is the tree
+// over the prober tbfs mount builds (chessprobe.Open: chesstb and Syzygy
+// readers on the same source, one block budget) with room to keep every
+// decoded block. Over 1,000 random positions, warm, each pass reads every
+// position once under a name no pass used before (the move number changes,
+// which no value depends on), so every file is looked up afresh; the rank
+// directories above are the kernel's cached entries after the first pass,
+// in both trees. Both trees are read the same way, os.ReadFile, in the same
+// run, pass after pass.
 //
-//	go test ./fusefs -run '^$' -bench FileOverhead -benchtime 20x
-func BenchmarkFileOverhead(b *testing.B) {
-	dir, src, tb := benchTablebase(b)
-	fens := randomFENs(b, tb, dir, 1000)
-	coll := fusefs.Collector{Prober: chessprobe.New(tb, nil)}
-	mnt, _ := mount(b, fusefs.Config{Prober: trivialProber{next: coll}, Tables: []source.Source{src}})
-	ctx := context.Background()
-	inProcess := func(fen string) error {
-		pos, err := chess.ParseFEN(fen)
-		if err != nil {
-			return err
-		}
-		rep, err := coll.Report(ctx, &pos, false)
-		if err != nil {
-			return err
-		}
-		if _, ok := render.MetricText(&rep.Values, render.MetricWDL); !ok {
-			return fmt.Errorf("%s: no WDL", fen)
-		}
-		return nil
+// It reports per file, for wdl/ and chess/ files: floor-µs, mount-µs,
+// probe-µs (the least in-process work that gives the file's content: the
+// chesstb WDL probe, as tbprobe bench --wdl; render.Collect and
+// render.Text, as tbprobe prints a position), answer-µs (the tree's own
+// lookup work in process, fusefs.FS.AnswerPath) and adds-µs (mount minus
+// floor minus probe); and the floor, mount and adds in CPU time.
+//
+// The servers and the passes carry pprof labels (server=tbfs|floor,
+// reader=tbfs|floor|probe|answer), so a -cpuprofile can be split with
+// pprof -tagfocus.
+//
+//	go test ./fusefs -run '^$' -bench Floor -benchtime 20x -count 5
+func BenchmarkFloor(b *testing.B) {
+	dir := benchTables(b)
+	src := openDir(b, dir)
+	tabs, err := chessprobe.Open(chesstb.Options{BlockCacheBytes: 1 << 30}, src)
+	if err != nil {
+		b.Fatal(err)
 	}
-	viaMount := func(fen string) error {
-		data, err := os.ReadFile(filepath.Join(mnt, "wdl", fen))
+	b.Cleanup(func() { tabs.Close() })
+	fens := randomFENs(b, tabs.Chesstb, dir, 1000)
+	cfg := fusefs.Config{Prober: fusefs.Collector{Prober: tabs.Prober}, Tables: []source.Source{src}}
+	ctx := context.Background()
+	var mnt, floor string
+	var tree *fusefs.FS
+	pprof.Do(ctx, pprof.Labels("server", "tbfs"), func(context.Context) { mnt, tree = mount(b, cfg) })
+	pprof.Do(ctx, pprof.Labels("server", "floor"), func(context.Context) { floor = mountFloor(b, cfg) })
+	read := func(root string) func(string) error {
+		return func(p string) error {
+			data, err := os.ReadFile(filepath.Join(root, p))
+			if err == nil && len(data) == 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	answer := func(p string) error {
+		data, err := tree.AnswerPath(ctx, p)
 		if err == nil && len(data) == 0 {
 			err = io.ErrUnexpectedEOF
 		}
 		return err
 	}
-	// pass times one read of each position, each under a name no pass
-	// used before; trivial reads as many bare-kings files.
-	pass := func(n int, trivial bool, read func(string) error) (time.Duration, time.Duration) {
-		start, cpu0 := time.Now(), cpuTime(b)
-		for i := range fens {
-			name := uniqueFEN(fens, n*len(fens)+i)
-			if trivial {
-				name = fmt.Sprintf("%sw - - 0 %d", trivialBoard, 1+n*len(fens)+i)
+	// probes are the least in-process work giving each view's file.
+	probes := map[string]func(string) error{
+		"wdl": func(p string) error {
+			pos, err := chess.ParseFEN(strings.TrimPrefix(p, "wdl/"))
+			if err != nil {
+				return err
 			}
-			if err := read(name); err != nil {
-				b.Fatal(err)
+			_, err = tabs.Chesstb.WDL(ctx, &pos)
+			return err
+		},
+		"chess": func(p string) error {
+			pos, err := chess.ParseFEN(strings.TrimPrefix(p, "chess/"))
+			if err != nil {
+				return err
 			}
+			rep, err := render.Collect(ctx, tabs.Prober, &pos, false)
+			if err != nil {
+				return err
+			}
+			if len(render.Text(rep)) == 0 {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		},
+	}
+	for _, view := range []string{"wdl", "chess"} {
+		// passes counts the passes of every run of this view (-count
+		// runs it again on the same mounts), so no name is read twice.
+		passes := 0
+		b.Run(view, func(b *testing.B) {
+			// pass times one read of each position, each under a name no
+			// earlier pass of this view used, labelled reader=label.
+			pass := func(n int, label string, read func(string) error) (wall, cpu time.Duration) {
+				n += passes
+				pprof.Do(ctx, pprof.Labels("reader", label), func(context.Context) {
+					start, cpu0 := time.Now(), cpuTime(b)
+					for i := range fens {
+						if err := read(view + "/" + uniqueFEN(fens, n*len(fens)+i)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					wall, cpu = time.Since(start), cpuTime(b)-cpu0
+				})
+				return wall, cpu
+			}
+			// Warm: decode every block, and let the kernel learn every
+			// position's rank directories in both trees.
+			pass(0, "answer", answer)
+			pass(0, "tbfs", read(mnt))
+			pass(0, "floor", read(floor))
+			var fl, mo, pr, an, flCPU, moCPU, prCPU time.Duration
+			n := 0
+			for b.Loop() {
+				n++
+				w, c := pass(n, "floor", read(floor))
+				fl, flCPU = fl+w, flCPU+c
+				w, c = pass(n, "tbfs", read(mnt))
+				mo, moCPU = mo+w, moCPU+c
+				w, c = pass(n, "probe", probes[view])
+				pr, prCPU = pr+w, prCPU+c
+				w, _ = pass(n, "answer", answer)
+				an += w
+			}
+			passes += n + 1
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n*len(fens)) }
+			b.ReportMetric(per(fl), "floor-µs/file")
+			b.ReportMetric(per(mo), "mount-µs/file")
+			b.ReportMetric(per(pr), "probe-µs/file")
+			b.ReportMetric(per(an), "answer-µs/file")
+			b.ReportMetric(per(mo)-per(fl)-per(pr), "adds-µs/file")
+			// CPU time (every thread of the process, user and kernel: the
+			// reader, the kernel's FUSE work and the servers') is steadier
+			// than wall time on a busy machine, which adds waits for a
+			// core to every round trip.
+			b.ReportMetric(per(flCPU), "floor-cpu-µs/file")
+			b.ReportMetric(per(moCPU), "mount-cpu-µs/file")
+			b.ReportMetric(per(moCPU)-per(flCPU)-per(prCPU), "adds-cpu-µs/file")
+		})
+	}
+}
+
+// mountFloor mounts the FUSE floor with the options a tree of cfg is
+// mounted with, on a fresh temporary directory unmounted at cleanup.
+func mountFloor(b *testing.B, cfg fusefs.Config) string {
+	b.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		testenv.Missing(b, "/dev/fuse")
+	}
+	if os.Geteuid() != 0 {
+		testenv.Tool(b, "fusermount3")
+	}
+	dir := b.TempDir()
+	srv, err := fusefs.MountFloor(dir, cfg)
+	if err != nil {
+		b.Fatalf("mount the floor: %v", err)
+	}
+	b.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			unix.Unmount(dir, unix.MNT_DETACH)
+			return
 		}
-		return time.Since(start), cpuTime(b) - cpu0
-	}
-	// Warm: decode every block, and let the kernel learn the rank
-	// directories of every position and of the bare kings.
-	pass(0, false, inProcess)
-	pass(0, false, viaMount)
-	pass(0, true, viaMount)
-	var inproc, viamnt, floor, inprocCPU, viamntCPU, floorCPU time.Duration
-	n := 0
-	for b.Loop() {
-		n++
-		w, c := pass(n, false, inProcess)
-		inproc, inprocCPU = inproc+w, inprocCPU+c
-		w, c = pass(n, false, viaMount)
-		viamnt, viamntCPU = viamnt+w, viamntCPU+c
-		w, c = pass(n, true, viaMount)
-		floor, floorCPU = floor+w, floorCPU+c
-	}
-	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n*len(fens)) }
-	b.ReportMetric(per(inproc), "inprocess-µs/file")
-	b.ReportMetric(per(viamnt), "mount-µs/file")
-	b.ReportMetric(per(viamnt)-per(inproc), "overhead-µs/file")
-	b.ReportMetric(per(floor), "floor-µs/file")
-	// CPU time (every thread of the process, user and kernel: the reader,
-	// the kernel's FUSE work and tbfs's) is steadier than wall time on a
-	// busy machine, which adds waits for a core to every round trip.
-	b.ReportMetric(per(viamntCPU)-per(inprocCPU), "overhead-cpu-µs/file")
-	b.ReportMetric(per(floorCPU), "floor-cpu-µs/file")
+		srv.Wait()
+	})
+	return dir
 }

@@ -167,10 +167,26 @@ func Mount(dir string, f *FS, opts MountOptions) (*fuse.Server, error) {
 	if err := CheckMountpoint(dir); err != nil {
 		return nil, err
 	}
+	srv, err := fs.Mount(dir, f.Root(), f.mountOptions(opts))
+	if err != nil {
+		// A mount that failed after the mount call (the kernel's first
+		// request never answered) can still be attached: detach it so
+		// the failure leaves nothing behind.
+		if mounted, _ := IsMounted(dir); mounted {
+			unix.Unmount(dir, unix.MNT_DETACH)
+		}
+		return nil, err
+	}
+	return srv, nil
+}
+
+// mountOptions are the go-fuse settings Mount uses: the mount options and
+// the kernel cache lifetimes.
+func (f *FS) mountOptions(opts MountOptions) *fs.Options {
 	// A refusal may be a metric whose table is missing: kept no longer
 	// than an answer saying so.
 	et, nt := immutableTimeout, min(negativeTimeout, f.missingTimeout())
-	srv, err := fs.Mount(dir, f.Root(), &fs.Options{
+	return &fs.Options{
 		MountOptions: fuse.MountOptions{
 			AllowOther: opts.AllowOther,
 			Debug:      opts.Debug,
@@ -186,21 +202,15 @@ func Mount(dir string, f *FS, opts MountOptions) (*fuse.Server, error) {
 			// the kernel to stop asking, saving a round trip per file for
 			// ls -l and cp.
 			DisableXAttrs: true,
+			// Every read is answered from memory (ReadResultData), which
+			// go-fuse would otherwise try to splice first: a pipe
+			// written and drained per read for nothing.
+			DisableSplice: true,
 		},
 		EntryTimeout:    &et,
 		AttrTimeout:     &et,
 		NegativeTimeout: &nt,
-	})
-	if err != nil {
-		// A mount that failed after the mount call (the kernel's first
-		// request never answered) can still be attached: detach it so
-		// the failure leaves nothing behind.
-		if mounted, _ := IsMounted(dir); mounted {
-			unix.Unmount(dir, unix.MNT_DETACH)
-		}
-		return nil, err
 	}
-	return srv, nil
 }
 
 // rootNode is the mount's top directory; its children are fixed but for

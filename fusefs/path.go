@@ -3,6 +3,7 @@ package fusefs
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // view is one of the position directories.
@@ -122,25 +123,80 @@ func positionName(ranks []string, last string, allowJSON bool) (fen string, isJS
 	if allowJSON && strings.HasSuffix(last, jsonSuffix) {
 		last, isJSON = strings.TrimSuffix(last, jsonSuffix), true
 	}
-	fields := strings.Fields(strings.ReplaceAll(last, "_", " "))
-	if len(fields) == 0 {
+	var fields [maxFields]string
+	n := splitFields(last, fields[:])
+	if n == 0 {
 		return "", false, fmt.Errorf("no first rank in %q", last)
 	}
-	if len(fields) > 6 {
-		return "", false, fmt.Errorf("%q has %d FEN fields, at most 6", last, len(fields))
+	if n > maxFields {
+		return "", false, fmt.Errorf("%q has %d FEN fields, at most %d", last, n, maxFields)
 	}
 	if err := checkRank(fields[0]); err != nil {
 		return "", false, err
 	}
+	size := 0
+	for _, r := range ranks {
+		size += len(r) + 1
+	}
+	for _, f := range fields[:n] {
+		size += len(f) + 1
+	}
 	var b strings.Builder
+	b.Grow(size)
 	for _, r := range ranks {
 		b.WriteString(r)
 		b.WriteByte('/')
 	}
 	b.WriteString(fields[0])
-	for _, f := range fields[1:] {
+	for _, f := range fields[1:n] {
 		b.WriteByte(' ')
 		b.WriteString(f)
 	}
 	return b.String(), isJSON, nil
+}
+
+// maxFields is how many fields a FEN has.
+const maxFields = 6
+
+// splitFields splits s at '_' and white space, as strings.Fields splits at
+// white space, into out, and returns how many fields s has, which may be
+// more than out holds. It allocates nothing.
+func splitFields(s string, out []string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			// Unicode white space: strings.Fields knows it.
+			fields := strings.Fields(strings.ReplaceAll(s, "_", " "))
+			copy(out, fields)
+			return len(fields)
+		}
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && isFieldSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		j := i
+		for j < len(s) && !isFieldSpace(s[j]) {
+			j++
+		}
+		if n < len(out) {
+			out[n] = s[i:j]
+		}
+		n++
+		i = j
+	}
+	return n
+}
+
+// isFieldSpace reports whether ASCII c separates FEN fields in a name:
+// '_' or white space.
+func isFieldSpace(c byte) bool {
+	switch c {
+	case '_', ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
 }

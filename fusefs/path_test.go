@@ -106,3 +106,25 @@ func FuzzParsePath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitFields checks splitFields against its definition: the fields
+// strings.Fields finds once every '_' is a space (the standard library is
+// the arbiter of what white space is), and their count.
+func FuzzSplitFields(f *testing.F) {
+	for _, s := range []string{"K7 w - - 0 1", "K7_w_-_-_0_1", "__w  -_-", "", "_", "a\tb\nc\u00a0d\u0085e", "1_2_3_4_5_6_7_8"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Fields(strings.ReplaceAll(s, "_", " "))
+		var out [maxFields]string
+		n := splitFields(s, out[:])
+		if n != len(want) {
+			t.Fatalf("splitFields(%q) counts %d fields, strings.Fields %d", s, n, len(want))
+		}
+		for i := range min(n, maxFields) {
+			if out[i] != want[i] {
+				t.Fatalf("splitFields(%q) field %d = %q, want %q", s, i, out[i], want[i])
+			}
+		}
+	})
+}

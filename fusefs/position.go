@@ -84,9 +84,10 @@ func (d *rankDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 		d.fs.stats.badPaths.Add(1)
 		return nil, d.fs.refuse(d.path(name), syscall.ENOENT, err.Error())
 	}
-	data, partial, errno := d.fs.answer(ctx, d.path(name), d.view, &pos, isJSON)
-	if errno != 0 {
-		return nil, errno
+	data, partial, no := d.fs.answer(ctx, d.view, &pos, isJSON)
+	if no.errno != 0 {
+		// The path is spelt out only for a refusal.
+		return nil, d.fs.refused(d.path(name), no)
 	}
 	d.fs.fileAttr(&out.Attr, int64(len(data)))
 	if partial {
@@ -104,31 +105,46 @@ var viewMetric = map[view]render.Metric{
 	viewDTC:   render.MetricDTC,
 }
 
+// refusal is why an answer was refused: errno for the reader and the
+// reason for .stats and the log. A zero errno is no refusal; one with no
+// reason (an interrupted reader) is not recorded.
+type refusal struct {
+	errno syscall.Errno
+	why   string
+}
+
 // answer probes pos and renders what view shows of it; partial says the
 // answer names a missing table, so it may change once the table appears.
-func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, isJSON bool) (data []byte, partial bool, errno syscall.Errno) {
+// The WDL view reads only WDL tables where the prober can (WDLReporter).
+func (f *FS) answer(ctx context.Context, v view, pos *chess.Position, isJSON bool) (data []byte, partial bool, no refusal) {
 	if f.cfg.Prober == nil {
 		f.stats.probeErrors.Add(1)
-		return nil, false, f.refuse(p, syscall.EIO, "no prober configured")
+		return nil, false, refusal{errno: syscall.EIO, why: "no prober configured"}
 	}
-	rep, err := f.cfg.Prober.Report(ctx, pos, v == viewMoves)
+	var rep *render.Report
+	var err error
+	if wp, ok := f.cfg.Prober.(WDLReporter); ok && v == viewWDL {
+		rep, err = wp.ReportWDL(ctx, pos)
+	} else {
+		rep, err = f.cfg.Prober.Report(ctx, pos, v == viewMoves)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			// The reader was interrupted (a signal); the kernel retries or
 			// gives up, and nothing failed.
 			f.stats.interrupted.Add(1)
-			return nil, false, syscall.EINTR
+			return nil, false, refusal{errno: syscall.EINTR}
 		}
 		f.stats.probeErrors.Add(1)
-		return nil, false, f.refuse(p, syscall.EIO, err.Error())
+		return nil, false, refusal{errno: syscall.EIO, why: err.Error()}
 	}
 	f.stats.probes.Add(1 + int64(len(rep.Moves)))
 	switch v {
 	case viewChess, viewMoves:
 		if isJSON {
-			return render.JSON(rep), rep.Partial(), 0
+			return render.JSON(rep), rep.Partial(), refusal{}
 		}
-		return render.Text(rep), rep.Partial(), 0
+		return render.Text(rep), rep.Partial(), refusal{}
 	}
 	m := viewMetric[v]
 	data, ok := render.MetricText(&rep.Values, m)
@@ -141,9 +157,18 @@ func (f *FS) answer(ctx context.Context, p string, v view, pos *chess.Position, 
 		if why == "" {
 			why = "no table answers " + string(m)
 		}
-		return nil, false, f.refuse(p, syscall.ENOENT, why)
+		return nil, false, refusal{errno: syscall.ENOENT, why: why}
 	}
-	return data, false, 0
+	return data, false, refusal{}
+}
+
+// refused records a refusal of path p that has a reason, and returns its
+// errno.
+func (f *FS) refused(p string, no refusal) syscall.Errno {
+	if no.why == "" {
+		return no.errno
+	}
+	return f.refuse(p, no.errno, no.why)
 }
 
 // refuse records why path was refused, for .stats and the debug log, and
@@ -176,6 +201,14 @@ func errnoName(e syscall.Errno) string {
 	return e.Error()
 }
 
+// WDLReporter is a Prober that can also report the WDL class alone,
+// reading only the tables that hold it (render.CollectWDL); wdl/ files are
+// answered with it when the Prober is one, as Collector is, so a distance
+// table that is missing or fails does not fail them.
+type WDLReporter interface {
+	ReportWDL(ctx context.Context, pos *chess.Position) (*render.Report, error)
+}
+
 // Collector is the Prober tbfs mounts with: render.Collect over a
 // tablebase (a *chesstb.Tablebase), so the files say exactly what tbprobe
 // prints, and moves/ lists moves in tbprobe --children's order, the
@@ -188,4 +221,9 @@ type Collector struct {
 // Report is render.Collect.
 func (c Collector) Report(ctx context.Context, pos *chess.Position, children bool) (*render.Report, error) {
 	return render.Collect(ctx, c.Prober, pos, children)
+}
+
+// ReportWDL is render.CollectWDL.
+func (c Collector) ReportWDL(ctx context.Context, pos *chess.Position) (*render.Report, error) {
+	return render.CollectWDL(ctx, c.Prober, pos)
 }

@@ -483,6 +483,47 @@ func TestProbeFault(t *testing.T) {
 	}
 }
 
+// wdlOnlySource serves only the WDL tables; opening any other file fails
+// as a transport does.
+type wdlOnlySource struct{ source.Source }
+
+func (s wdlOnlySource) Open(ctx context.Context, name string) (source.Object, error) {
+	if !strings.HasPrefix(name, "wdl/") {
+		return nil, &source.Error{Op: "open", Name: name, Err: source.Transient(errInjected)}
+	}
+	return s.Source.Open(ctx, name)
+}
+
+// TestWDLReadsOnlyWDLTables: a wdl/ file needs only the WDL tables, so
+// with every other table failing to open it still gives the oracle's
+// class, while chess/ of the same decisive position, which needs the
+// distances, fails with EIO.
+func TestWDLReadsOnlyWDLTables(t *testing.T) {
+	dir := testenv.Testdata(t, "chesstb")
+	mnt, f := mountTables(t, wdlOnlySource{openDir(t, dir)})
+	n := 0
+	for _, r := range chesstboracle.Read(t, filepath.Join(dir, "oracle", "probe.tsv")) {
+		if !r.HasForm("shipped") || r.WDL == "DRAW" || checkmated(r.FEN) {
+			continue // a draw or a mate needs no distance table
+		}
+		checkPosition(t, mnt, r, 2*len(pathForms)+n%len(pathForms), dir) // wdl/ view
+		if n < 5 {
+			p := filepath.Join(mnt, "chess", r.FEN)
+			if _, err := os.ReadFile(p); !errors.Is(err, syscall.EIO) {
+				t.Errorf("%s without its distance tables: %v, want EIO", p, err)
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no decisive oracle row")
+	}
+	if s := f.Stats(); s.ProbeErrors < 1 {
+		t.Errorf("stats: %+v", s)
+	}
+	t.Logf("%d rows read from wdl/", n)
+}
+
 // TestConcurrentReaders: 64 readers of random oracle positions, a bounded
 // number each, all through the mount at once, every answer checked.
 func TestConcurrentReaders(t *testing.T) {

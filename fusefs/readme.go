@@ -25,7 +25,8 @@ castling, no en passant, clock 0, move 1).
 Directories:
   chess/<FEN>        category, WDL, DTZ, DTC, DTM, DTM50, and what no table
                      answered and why; <FEN>.json gives the JSON form
-  wdl/<FEN>          -2 (loss) .. 2 (win) for the side to move
+  wdl/<FEN>          -2 (loss) .. 2 (win) for the side to move, read from
+                     the WDL tables alone
   dtz/<FEN>          signed plies to the next zeroing move: chesstb's exact
                      distance where chesstb tables answer, else the Syzygy
                      table's DTZ50'' as it stands (past +-100 in the cursed

@@ -50,21 +50,10 @@ var MoveRanking = chesstb.RankOptions{Ranker: chesstb.RankDTZ, Rule50: true}
 // corrupt table, a cancelled context. Then no report is returned, so a
 // caller can never print a partial answer as if it were whole.
 func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) (*Report, error) {
-	rep := &Report{FEN: pos.FEN()}
 	res, err := p.Probe(ctx, pos)
-	if err != nil {
-		if !Answerable(err) {
-			return nil, err
-		}
-		rep.Material = res.Material
-		rep.Error = describe(res.Material, err)
-		rep.Checkmate, rep.Stalemate = res.Checkmate, res.Stalemate
-	} else {
-		rep.Material = res.Material
-		rep.Values, rep.Unavailable = FromResult(&res, pos.HalfmoveClock())
-	}
-	if !children {
-		return rep, nil
+	rep, err := rootReport(pos, &res, err)
+	if err != nil || !children {
+		return rep, err
 	}
 	rep.Moves = []Move{}
 	ranked, err := p.RankMoves(ctx, pos, MoveRanking)
@@ -84,6 +73,59 @@ func Collect(ctx context.Context, p Prober, pos *chess.Position, children bool) 
 	rep.MovesUnranked = err.Error()
 	if err := unranked(ctx, p, pos, rep); err != nil {
 		return nil, err
+	}
+	return rep, nil
+}
+
+// rootReport is the report of pos from its probe, or the probe's error
+// when it is not a fact about the position (Answerable).
+func rootReport(pos *chess.Position, res *chessprobe.Result, err error) (*Report, error) {
+	rep := &Report{FEN: pos.FEN(), Material: res.Material}
+	switch {
+	case err == nil:
+		rep.Values, rep.Unavailable = FromResult(res, pos.HalfmoveClock())
+	case !Answerable(err):
+		return nil, err
+	default:
+		rep.Error = describe(res.Material, err)
+		rep.Checkmate, rep.Stalemate = res.Checkmate, res.Stalemate
+	}
+	return rep, nil
+}
+
+// WDLProber is a Prober that can read the WDL class alone;
+// *chessprobe.Prober is one.
+type WDLProber interface {
+	ProbeWDL(ctx context.Context, pos *chess.Position) (chessprobe.Result, error)
+}
+
+// CollectWDL is Collect without children for a caller that shows the WDL
+// class alone (the mount's wdl/ files). Where p is a WDLProber it reads
+// only WDL tables, so a distance table that is missing or fails to read
+// does not fail it; the report then holds the class, checkmate,
+// stalemate and the formats, and Unavailable at most the class's reason.
+// Otherwise it is Collect.
+func CollectWDL(ctx context.Context, p Prober, pos *chess.Position) (*Report, error) {
+	wp, ok := p.(WDLProber)
+	if !ok {
+		return Collect(ctx, p, pos, false)
+	}
+	res, err := wp.ProbeWDL(ctx, pos)
+	if err != nil && !Answerable(err) {
+		return nil, err
+	}
+	// Built here rather than by rootReport: FromResult would fill and
+	// explain every metric the probe left out.
+	rep := &Report{FEN: pos.FEN(), Material: res.Material}
+	rep.Checkmate, rep.Stalemate = res.Checkmate, res.Stalemate
+	switch {
+	case err != nil:
+		rep.Error = describe(res.Material, err)
+	case res.HasWDL:
+		rep.WDL = intPtr(res.WDL)
+		rep.Formats = res.Formats.Names()
+	default:
+		rep.Unavailable = map[Metric]string{MetricWDL: reason(&res, chesstb.MetricWDL)}
 	}
 	return rep, nil
 }

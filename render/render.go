@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // Category is the class of a position for the side to move under the
@@ -186,8 +187,9 @@ func Text(r *Report) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(r.FEN)
 	buf.WriteByte('\n')
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	line := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
+	var space [12]textRow
+	facts := space[:0]
+	line := func(k, v string) { facts = append(facts, textRow{k, v}) }
 	if r.Material != "" {
 		line("material", r.Material)
 	}
@@ -199,7 +201,7 @@ func Text(r *Report) []byte {
 	}
 	for _, m := range Metrics {
 		if s, ok := valueText(&r.Values, m); ok {
-			line(strings.ToUpper(string(m)), s)
+			line(m.label(), s)
 		}
 	}
 	if r.SyzygyDTZ != nil {
@@ -218,7 +220,7 @@ func Text(r *Report) []byte {
 	if r.Stalemate {
 		line("stalemate", "the side to move is stalemated")
 	}
-	tw.Flush()
+	writeRows(&buf, "  ", facts)
 	if len(r.Unavailable) > 0 {
 		buf.WriteString("  unavailable:\n")
 		keys := make([]string, 0, len(r.Unavailable))
@@ -226,10 +228,11 @@ func Text(r *Report) []byte {
 			keys = append(keys, string(m))
 		}
 		sort.Slice(keys, func(i, j int) bool { return metricOrder(Metric(keys[i])) < metricOrder(Metric(keys[j])) })
+		facts = facts[:0]
 		for _, k := range keys {
-			fmt.Fprintf(tw, "    %s\t%s\n", strings.ToUpper(k), r.Unavailable[Metric(k)])
+			line(Metric(k).label(), r.Unavailable[Metric(k)])
 		}
-		tw.Flush()
+		writeRows(&buf, "    ", facts)
 	}
 	if r.Moves != nil {
 		if len(r.Moves) == 0 {
@@ -240,6 +243,7 @@ func Text(r *Report) []byte {
 			} else {
 				buf.WriteString("  moves (values after the move, for the side to move then; * = best):\n")
 			}
+			tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 			for _, mv := range r.Moves {
 				mark := " "
 				if mv.Best {
@@ -268,6 +272,78 @@ func Text(r *Report) []byte {
 		}
 	}
 	return buf.Bytes()
+}
+
+// textRow is one aligned line of the human block: a name and its value.
+type textRow struct{ name, value string }
+
+// writeRows writes each row as indent and name, padded with spaces to two
+// more than the widest, then the value: the layout text/tabwriter (padding
+// 2, spaces) gives "indent name\tvalue" lines, written without it. Rows
+// holding a byte tabwriter acts on (a tab, a line break, its escape) go
+// through tabwriter itself, so the layout stays its.
+func writeRows(buf *bytes.Buffer, indent string, rows []textRow) {
+	width := 0
+	for _, r := range rows {
+		if tabwriterSpecial(r.name) || tabwriterSpecial(r.value) || !plainIndent(indent) {
+			tw := tabwriter.NewWriter(buf, 0, 0, 2, ' ', 0)
+			for _, r := range rows {
+				fmt.Fprintf(tw, "%s%s\t%s\n", indent, r.name, r.value)
+			}
+			tw.Flush()
+			return
+		}
+		width = max(width, utf8.RuneCountInString(r.name))
+	}
+	for _, r := range rows {
+		buf.WriteString(indent)
+		buf.WriteString(r.name)
+		for range width + 2 - utf8.RuneCountInString(r.name) {
+			buf.WriteByte(' ')
+		}
+		buf.WriteString(r.value)
+		buf.WriteByte('\n')
+	}
+}
+
+// tabwriterSpecial reports whether s holds a byte text/tabwriter does not
+// pass through as cell text: a cell or line end, or its escape.
+func tabwriterSpecial(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\v', '\n', '\f', tabwriter.Escape:
+			return true
+		}
+	}
+	return false
+}
+
+// plainIndent reports whether indent is ASCII and no cell or line end, so
+// a row's width is the indent's bytes and the name's runes.
+func plainIndent(indent string) bool {
+	for i := 0; i < len(indent); i++ {
+		if indent[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return !tabwriterSpecial(indent)
+}
+
+// label is the metric's name in the human block: "WDL", "DTM50".
+func (m Metric) label() string {
+	switch m {
+	case MetricWDL:
+		return "WDL"
+	case MetricDTZ:
+		return "DTZ"
+	case MetricDTC:
+		return "DTC"
+	case MetricDTM:
+		return "DTM"
+	case MetricDTM50:
+		return "DTM50"
+	}
+	return strings.ToUpper(string(m))
 }
 
 // MetricText returns one metric as the single line the tbfs metric files

@@ -180,26 +180,40 @@ func (tb *Tablebase) Probe(ctx context.Context, pos *chess.Position) (Result, er
 // WDL returns the class of pos for the side to move, -2..+2 (see Category).
 // It reads only WDL tables.
 func (tb *Tablebase) WDL(ctx context.Context, pos *chess.Position) (int, error) {
-	leave, err := tb.enter()
+	res, err := tb.ProbeWDL(ctx, pos)
 	if err != nil {
 		return 0, err
+	}
+	return res.WDL, nil
+}
+
+// ProbeWDL is Probe for a caller that wants the class alone: it reads only
+// WDL tables, as WDL does, and returns the class with the rest of what
+// Probe reports without a distance (the material, checkmate, stalemate).
+// The distances are missing, and not listed in Unavailable, but for a
+// position the board alone settles, whose Result is whole.
+func (tb *Tablebase) ProbeWDL(ctx context.Context, pos *chess.Position) (Result, error) {
+	leave, err := tb.enter()
+	if err != nil {
+		return Result{}, err
 	}
 	defer leave()
 	n, res, done, err := tb.root(ctx, pos)
 	if err != nil || done {
-		return res.WDL, err
+		return res, err
 	}
 	tb.openAhead(ctx, &n, wdlKind)
 	p := tb.getProber(ctx)
 	defer putProber(p)
 	w, err := p.wdlWithEP(&n, 0)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	if w == wIllegal {
-		return 0, fmt.Errorf("%w: the table holds no value for %s", ErrUnresolved, pos.FEN())
+		return res, fmt.Errorf("%w: the table holds no value for %s", ErrUnresolved, pos.FEN())
 	}
-	return w.category(), nil
+	res.WDL, res.HasWDL = w.category(), true
+	return res, nil
 }
 
 // DTZ returns the signed number of plies to the next zeroing move.
