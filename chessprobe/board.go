@@ -32,5 +32,5 @@ func (p *Prober) SyzygyAnswer(ctx context.Context, pos *chess.Position) (*Syzygy
 	if p.syz == nil {
 		return nil, fmt.Errorf("%w: no Syzygy tables opened", chesstb.ErrNoTable)
 	}
-	return p.probeSyzygy(ctx, pos)
+	return p.probeSyzygy(ctx, pos, false)
 }
