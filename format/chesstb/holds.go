@@ -11,18 +11,12 @@ import (
 // when needed. Probe answers a position the board settles (a checkmate, a
 // stalemate) without reading any table; Holds says whether one is there
 // for it all the same. A table that is missing is false, not an error.
-// Bare kings are held by every set: no file stores them, and the reference
-// prober answers them from the rules (every metric 0, as the oracle's KvK
-// rows show).
 func (tb *Tablebase) Holds(ctx context.Context, pos *chess.Position, k Kind) (bool, error) {
 	leave, err := tb.enter()
 	if err != nil {
 		return false, err
 	}
 	defer leave()
-	if pos.Occupied().Count() == 2 {
-		return true, nil
-	}
 	n := tb.nodeOf(ctx, pos)
 	_, err = tb.table(ctx, k, n.mat)
 	switch {

@@ -27,7 +27,6 @@ func TestHolds(t *testing.T) {
 		{"k7/2Q5/1K6/8/8/8/8/8 b - - 0 1", KindWDL, true},     // KQK, stalemate
 		{"k7/1Q6/1K6/8/8/8/8/7r b - - 0 1", KindWDL, true},    // KQKR
 		{"k7/1Q6/1K6/8/8/8/8/5q1r b - - 0 1", KindWDL, false}, // KQKQR: no file
-		{"1k6/8/8/8/8/2K5/8/8 b - - 0 1", KindDTM, true},      // bare kings: the oracle's KvK rows answer DTM 0
 	} {
 		pos, err := chess.ParseFEN(tc.fen)
 		if err != nil {
