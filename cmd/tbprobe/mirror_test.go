@@ -46,34 +46,7 @@ func TestIndexedMirrors(t *testing.T) {
 					t.Errorf("ls does not name %s:\n%s", f, res.stdout)
 				}
 			}
-			tf := tableFlags{tables: []string{base}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL)}
-			ts, err := tf.open(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ts.Close()
-			n := 0
-			for i, r := range rows {
-				if !r.HasForm("shipped") || i%11 != 0 {
-					continue
-				}
-				pos, err := chess.ParseFEN(r.FEN)
-				if err != nil {
-					t.Fatal(err)
-				}
-				wdl, dtz, dtm := r.Want(t)
-				got, err := ts.tb.Probe(ctx, &pos)
-				if err != nil || got.WDL != wdl || dtz != nil && (!got.HasDTZ || got.DTZ != *dtz) || dtm != nil && (!got.HasDTM || got.DTM != *dtm) {
-					t.Errorf("%s: %+v, %v; want wdl %d dtz %v dtm %v", r.Where, got, err, wdl, dtz, dtm)
-				}
-				n++
-			}
-			if n < 10 {
-				t.Fatalf("only %d oracle rows", n)
-			}
-			if st := ts.Stats(); st.Lists != 1 || st.Errors != 0 {
-				t.Errorf("%+v: want one listing and no failed request", st)
-			}
+			probeListedMirror(t, ctx, base, rows, 11, 10)
 		})
 	}
 	// A folder whose page is one of the site's own makes the mirror

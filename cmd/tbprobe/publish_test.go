@@ -282,35 +282,7 @@ func TestPublishServed(t *testing.T) {
 	url, slow := mirrortest.ServeSlow(t, dir, 0)
 	rows := chesstboracle.Read(t, testenv.Testdata(t, "chesstb", "oracle", "probe.tsv"))
 	ctx := context.Background()
-	// As the flags' default: a listing trusted for a while.
-	tf := tableFlags{tables: []string{url}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL)}
-	ts, err := tf.open(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ts.Close()
-	n := 0
-	for i, r := range rows {
-		if !r.HasForm("shipped") || i%7 != 0 {
-			continue
-		}
-		pos, err := chess.ParseFEN(r.FEN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wdl, dtz, dtm := r.Want(t)
-		got, err := ts.tb.Probe(ctx, &pos)
-		if err != nil || got.WDL != wdl || dtz != nil && (!got.HasDTZ || got.DTZ != *dtz) || dtm != nil && (!got.HasDTM || got.DTM != *dtm) {
-			t.Errorf("%s: %+v, %v; want wdl %d dtz %v dtm %v", r.Where, got, err, wdl, dtz, dtm)
-		}
-		n++
-	}
-	if n < 20 {
-		t.Fatalf("only %d oracle rows", n)
-	}
-	if st := ts.Stats(); st.Lists != 1 || st.Errors != 0 {
-		t.Errorf("%+v: want one listing and no failed request", st)
-	}
+	ts := probeListedMirror(t, ctx, url, rows, 7, 20)
 	sent := slow.Counts().Total()
 	if _, err := ts.set[0].Open(ctx, "dtc/KQK.lzdtc"); !errors.Is(err, source.ErrNotFound) {
 		t.Errorf("open of a table the listing leaves out: %v, want not found", err)
@@ -342,4 +314,42 @@ func TestPublishUsage(t *testing.T) {
 			t.Errorf("publish %q: exit %d, stderr %q; want %d and %q", c.args, res.code, res.stderr, c.code, c.stderr)
 		}
 	}
+}
+
+// probeListedMirror opens url as the flags' defaults do (a listing trusted
+// for a while) and probes every step-th oracle row of the shipped form:
+// each must give the reference's WDL, DTZ and DTM, at least atLeast rows
+// must be probed, and the whole run must cost one listing and no failed
+// request. The tables stay open for the caller.
+func probeListedMirror(t *testing.T, ctx context.Context, url string, rows []chesstboracle.Row, step, atLeast int) *tableSet {
+	t.Helper()
+	tf := tableFlags{tables: []string{url}, cacheSize: 64 << 20, metadataTTL: tables.MetadataTTL(listcache.DefaultTTL)}
+	ts, err := tf.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ts.Close() })
+	n := 0
+	for i, r := range rows {
+		if !r.HasForm("shipped") || i%step != 0 {
+			continue
+		}
+		pos, err := chess.ParseFEN(r.FEN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wdl, dtz, dtm := r.Want(t)
+		got, err := ts.tb.Probe(ctx, &pos)
+		if err != nil || got.WDL != wdl || dtz != nil && (!got.HasDTZ || got.DTZ != *dtz) || dtm != nil && (!got.HasDTM || got.DTM != *dtm) {
+			t.Errorf("%s: %+v, %v; want wdl %d dtz %v dtm %v", r.Where, got, err, wdl, dtz, dtm)
+		}
+		n++
+	}
+	if n < atLeast {
+		t.Fatalf("only %d oracle rows", n)
+	}
+	if st := ts.Stats(); st.Lists != 1 || st.Errors != 0 {
+		t.Errorf("%+v: want one listing and no failed request", st)
+	}
+	return ts
 }
