@@ -207,13 +207,7 @@ func TestRealServerList(t *testing.T) {
 	ctx := context.Background()
 	for _, server := range mirrortest.Indexers {
 		t.Run(string(server), func(t *testing.T) {
-			target := mirrortest.ServeIndexed(t, server, dir)
-			proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
-			src, err := srchttp.New(proxy+"/", srchttp.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src, slow := serveCounted(t, server, dir)
 			entries, err := src.List(ctx, "")
 			if err != nil {
 				t.Fatal(err)
@@ -295,13 +289,7 @@ func TestRealServerManifestFirst(t *testing.T) {
 	ctx := context.Background()
 	for _, server := range mirrortest.Indexers {
 		t.Run(string(server), func(t *testing.T) {
-			target := mirrortest.ServeIndexed(t, server, dir)
-			proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
-			src, err := srchttp.New(proxy+"/", srchttp.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src, slow := serveCounted(t, server, dir)
 			entries, err := src.List(ctx, "")
 			if err != nil {
 				t.Fatal(err)
@@ -427,14 +415,8 @@ func TestRealServerLoop(t *testing.T) {
 	ctx := context.Background()
 	for _, server := range []mirrortest.Indexer{mirrortest.Nginx, mirrortest.ApacheTable, mirrortest.Lighttpd} {
 		t.Run(string(server), func(t *testing.T) {
-			target := mirrortest.ServeIndexed(t, server, dir)
-			proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
-			src, err := srchttp.New(proxy+"/", srchttp.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			_, err = src.List(ctx, "")
+			src, slow := serveCounted(t, server, dir)
+			_, err := src.List(ctx, "")
 			if !errors.Is(err, source.ErrUnsupported) {
 				t.Fatalf("List: %v, want ErrUnsupported", err)
 			}
@@ -445,4 +427,18 @@ func TestRealServerLoop(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveCounted serves dir through the real server and an HTTP source that
+// reaches it by a request-counting proxy, closed when the test ends.
+func serveCounted(t *testing.T, server mirrortest.Indexer, dir string) (*srchttp.Source, *mirrortest.Slow) {
+	t.Helper()
+	target := mirrortest.ServeIndexed(t, server, dir)
+	proxy, slow := mirrortest.ProxySlow(t, strings.TrimSuffix(target, "/"), 0)
+	src, err := srchttp.New(proxy+"/", srchttp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src, slow
 }
